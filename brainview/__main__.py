@@ -1,0 +1,5 @@
+"""``python -m brainview`` runs the CLI."""
+
+from brainview.cli import main
+
+raise SystemExit(main())

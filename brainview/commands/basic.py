@@ -1,0 +1,114 @@
+"""``open``, ``demo``, ``stats`` and ``init-agent``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brainview.errors import ConflictError, UsageError
+from brainview.store.discovery import discover
+
+
+def _paths(args: argparse.Namespace):  # noqa: ANN202 - BrainPaths
+    return discover(getattr(args, "path", None), user=args.user, agent=args.agent)
+
+
+def open_app(args: argparse.Namespace) -> int:
+    """Validate the brains first (clean errors), then run the app."""
+    from brainview.services.project import Project
+
+    paths = _paths(args)
+    Project.open(paths).close()
+    from brainview.tui.app import run_app
+
+    return run_app(paths, screen=getattr(args, "screen", None))
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Write a demo project (deterministic for a seed), then open it."""
+    from brainview.demo.generator import DemoSpec, build_project
+
+    target = Path(args.dir) if args.dir else Path(tempfile.gettempdir()) / "brainview-demo"
+    spikuit = target / ".spikuit"
+    if spikuit.exists() and args.force:
+        shutil.rmtree(spikuit)
+    if spikuit.exists():
+        print(f"brainview: reusing the demo in {target} (--force writes it anew)", file=sys.stderr)
+    else:
+        if target.exists() and not target.is_dir():
+            raise UsageError(f"{target} exists and is not a directory")
+        now = datetime.now(UTC).replace(microsecond=0)
+        build_project(target, DemoSpec(seed=args.seed, now=now))
+        print(f"brainview: demo project written to {target}", file=sys.stderr)
+    if args.no_open:
+        return 0
+    from brainview.tui.app import run_app
+
+    return run_app(discover(target))
+
+
+def stats(args: argparse.Namespace) -> int:
+    """``brainview stats [PATH] [--json]``."""
+    from brainview.services.project import Project
+    from brainview.services.stats import project_stats
+
+    with Project.open(_paths(args)) as project:
+        data = project_stats(project)
+    if args.json:
+        print(json.dumps(data, indent=None, sort_keys=True, ensure_ascii=False))
+        return 0
+    print(_render_stats(data))
+    return 0
+
+
+def _render_stats(data: dict) -> str:
+    from brainview.core.safe_text import one_line
+
+    lines = []
+    for role in ("user", "agent"):
+        brain = data[role]
+        if brain is None:
+            lines.append(f"{role:>5}: no agent brain yet (brainview init-agent creates one)")
+            continue
+        lines.append(
+            f"{role:>5}: {brain['neurons']} live, {brain['neurons_retired']} retired, "
+            f"{brain['synapses']} synapse rows, {brain['spikes']} spikes — {brain['era_label']}"
+        )
+        doms = ", ".join(f"{one_line(d, 30) or '∅'} {n}" for d, n in brain["domains"].items())
+        lines.append(f"       domains: {doms}")
+    p = data["proposals"]
+    lines.append(
+        f"proposals: {p['pending']} pending ({p.get('stale', 0)} stale), "
+        f"{p['accepted']} accepted, {p['rejected']} rejected"
+    )
+    return "\n".join(lines)
+
+
+def init_agent(args: argparse.Namespace) -> int:
+    """Create ``.spikuit/agent/circuit.db`` with the Spikuit schema, empty."""
+    from brainview.demo.generator import write_config
+    from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
+    from brainview.store.brain import check_sqlite_file
+
+    paths = _paths(args)
+    check_sqlite_file(paths.user_db)
+    if paths.agent_db is None:
+        raise UsageError("no agent location: pass --agent PATH")
+    if paths.agent_db.exists():
+        raise ConflictError(f"agent brain already exists: {paths.agent_db}")
+    write_config(paths.agent_db.parent, "agent")
+    conn = sqlite3.connect(paths.agent_db)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SPIKUIT_07_DDL)
+        conn.commit()
+    finally:
+        conn.close()
+    print(f"brainview: created empty agent brain {paths.agent_db}", file=sys.stderr)
+    return 0

@@ -1,0 +1,1 @@
+"""Core: pure logic and maths, no Textual and no database sessions."""

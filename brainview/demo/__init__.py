@@ -1,0 +1,1 @@
+"""Deterministic demo / test / benchmark brains."""

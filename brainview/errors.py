@@ -1,0 +1,75 @@
+"""Errors that end in one clear line and a distinct exit code.
+
+Kept free of heavy imports: the CLI's ``--help`` path imports it.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes, documented in ``docs/cli.md``."""
+
+    OK = 0
+    USAGE = 2
+    NOT_FOUND = 3
+    INVALID_INPUT = 4
+    CONFLICT = 5
+    LOCKED = 6
+    READ_ONLY = 7
+    NOT_A_BRAIN = 8
+    UNKNOWN_SCHEMA = 9
+    CONFIG = 10
+    INTERNAL = 70
+
+
+class BrainviewError(Exception):
+    """Base error: ``str(err)`` is the one line shown to the user."""
+
+    code: ExitCode = ExitCode.INTERNAL
+    kind: str = "internal"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON shape used by ``--json`` error output."""
+        return {"error": self.kind, "message": self.message, "exit_code": int(self.code)}
+
+
+class UsageError(BrainviewError):
+    code, kind = ExitCode.USAGE, "usage"
+
+
+class NotFoundError(BrainviewError):
+    code, kind = ExitCode.NOT_FOUND, "not_found"
+
+
+class InvalidInputError(BrainviewError):
+    code, kind = ExitCode.INVALID_INPUT, "invalid_input"
+
+
+class ConflictError(BrainviewError):
+    code, kind = ExitCode.CONFLICT, "conflict"
+
+
+class LockedError(BrainviewError):
+    code, kind = ExitCode.LOCKED, "locked"
+
+
+class ReadOnlyError(BrainviewError):
+    code, kind = ExitCode.READ_ONLY, "read_only"
+
+
+class NotABrainError(BrainviewError):
+    code, kind = ExitCode.NOT_A_BRAIN, "not_a_brain"
+
+
+class UnknownSchemaError(BrainviewError):
+    code, kind = ExitCode.UNKNOWN_SCHEMA, "unknown_schema"
+
+
+class ConfigError(BrainviewError):
+    code, kind = ExitCode.CONFIG, "config"

@@ -1,0 +1,1 @@
+"""Services: one use case each; they own transaction boundaries (no Textual)."""

@@ -1,0 +1,100 @@
+"""Vital signs of a project, for the Overview and ``brainview stats --json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from brainview.services.project import Project
+from brainview.services.stale import QueuedRef, stale_reasons
+from brainview.store.brain import Brain
+from brainview.store.readmodel import counts, table_exists
+
+
+def brain_stats(brain: Brain) -> dict[str, Any]:
+    """Counts by SQL aggregate: live/retired neurons, synapse rows, domains, era."""
+    with brain.read() as conn:
+        c = counts(conn, brain.era)
+    return {
+        "path": str(brain.path),
+        "era": brain.era.name,
+        "era_label": brain.era.label,
+        "card_source": brain.era.card_source,
+        "neurons": c.live,
+        "neurons_retired": c.retired,
+        "synapses": c.synapses,
+        "synapses_retired": c.synapses_retired,
+        "spikes": c.spikes,
+        "domains": dict(sorted(c.domains.items())),
+        "types": dict(sorted(c.types.items())),
+    }
+
+
+def agent_extra(brain: Brain) -> dict[str, Any]:
+    """Reflection-specific counts: live reflections per skill, policies."""
+    live = brain.era.live("neuron")
+    with brain.read() as conn:
+        per_skill = {
+            (d or ""): int(n)
+            for d, n in conn.execute(
+                text(
+                    "SELECT domain, COUNT(*) FROM neuron WHERE type = 'reflection' AND "
+                    f"{live} GROUP BY domain ORDER BY domain"
+                )
+            )
+        }
+        policies = int(
+            conn.execute(
+                text(f"SELECT COUNT(*) FROM neuron WHERE type = 'policy' AND {live}")
+            ).scalar_one()
+        )
+    return {
+        "reflections": sum(per_skill.values()),
+        "reflections_per_skill": per_skill,
+        "policies": policies,
+    }
+
+
+def proposal_counts(conn: Connection) -> dict[str, int]:
+    """Proposals by status (zeros when brainview's tables do not exist yet)."""
+    out = {"pending": 0, "accepted": 0, "rejected": 0, "dismissed": 0}
+    if not table_exists(conn, "brainview_proposal"):
+        return out
+    for status, n in conn.execute(
+        text("SELECT status, COUNT(*) FROM brainview_proposal GROUP BY status")
+    ):
+        out[str(status)] = int(n)
+    return out
+
+
+def pending_stale(project: Project, agent_conn: Connection) -> int:
+    """How many pending proposals are stale against the user brain now."""
+    if not table_exists(agent_conn, "brainview_proposal"):
+        return 0
+    items = [
+        QueuedRef(*r)
+        for r in agent_conn.execute(
+            text(
+                "SELECT id, kind, params_json, created_at FROM brainview_proposal "
+                "WHERE status = 'pending'"
+            )
+        )
+    ]
+    with project.user.read() as uconn:
+        return len(stale_reasons(uconn, project.user.era, items))
+
+
+def project_stats(project: Project) -> dict[str, Any]:
+    """``{"user": {...}, "agent": {...} | None, "proposals": {...}}``."""
+    user = brain_stats(project.user)
+    agent: dict[str, Any] | None = None
+    proposals: dict[str, int] = {"pending": 0, "accepted": 0, "rejected": 0, "dismissed": 0}
+    if project.agent is not None:
+        agent = brain_stats(project.agent) | agent_extra(project.agent)
+        with project.agent.read() as conn:
+            proposals = proposal_counts(conn)
+            proposals["stale"] = pending_stale(project, conn)
+    else:
+        proposals["stale"] = 0
+    return {"user": user, "agent": agent, "proposals": proposals}

@@ -1,0 +1,1 @@
+"""Store: brain discovery, era detection, read model and writers (no Textual)."""

@@ -1,0 +1,75 @@
+"""brainview's own tables, kept in the agent brain and prefixed ``brainview_``.
+
+Portable SQL (no SQLite-only tricks) so the queue could later live on a server.
+Created only when a write is asked for; readers treat missing tables as empty.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+SCHEMA_VERSION = 1
+
+BV_DDL = [
+    """CREATE TABLE IF NOT EXISTS brainview_meta (
+        key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS brainview_proposal (
+        id TEXT PRIMARY KEY, skill TEXT NOT NULL, kind TEXT NOT NULL,
+        params_json TEXT NOT NULL, rationale TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL, received_at TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending', stale_reason TEXT,
+        suspicion TEXT, runtime TEXT, source TEXT NOT NULL DEFAULT 'cli',
+        summary TEXT NOT NULL DEFAULT '', n_consulted INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 0)""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_proposal_status ON brainview_proposal(status, created_at)",
+    """CREATE TABLE IF NOT EXISTS brainview_consult (
+        proposal_id TEXT NOT NULL, reflection_id TEXT NOT NULL,
+        role TEXT NOT NULL, stance TEXT, note TEXT, seq INTEGER NOT NULL,
+        PRIMARY KEY (proposal_id, reflection_id, role))""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_consult_refl ON brainview_consult(reflection_id)",
+    """CREATE TABLE IF NOT EXISTS brainview_decision (
+        id TEXT PRIMARY KEY, proposal_id TEXT NOT NULL, verdict TEXT NOT NULL,
+        reason TEXT, decider TEXT NOT NULL, decided_at TEXT NOT NULL,
+        seconds_on_screen REAL, new_reflection_id TEXT, apply_state TEXT NOT NULL,
+        undone_at TEXT, undone_by TEXT)""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_decision_prop ON brainview_decision(proposal_id)",
+    """CREATE TABLE IF NOT EXISTS brainview_effect (
+        decision_id TEXT NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL,
+        op TEXT NOT NULL, key_json TEXT NOT NULL, before_json TEXT, after_json TEXT,
+        PRIMARY KEY (decision_id, seq))""",
+    """CREATE TABLE IF NOT EXISTS brainview_grade (
+        decision_id TEXT NOT NULL, reflection_id TEXT NOT NULL, stance TEXT NOT NULL,
+        grade INTEGER NOT NULL, spike_id INTEGER, fired_at TEXT NOT NULL,
+        PRIMARY KEY (decision_id, reflection_id))""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_grade_refl ON brainview_grade(reflection_id)",
+    """CREATE TABLE IF NOT EXISTS brainview_lifecycle (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, reflection_id TEXT NOT NULL,
+        state TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL, at TEXT NOT NULL,
+        batch_id TEXT)""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_lifecycle_refl ON brainview_lifecycle(reflection_id)",
+]
+
+BV_TABLES = (
+    "brainview_meta",
+    "brainview_proposal",
+    "brainview_consult",
+    "brainview_decision",
+    "brainview_effect",
+    "brainview_grade",
+    "brainview_lifecycle",
+)
+
+
+def ensure_schema(conn: Connection) -> None:
+    """Create brainview's tables if missing (inside the caller's transaction)."""
+    for ddl in BV_DDL:
+        conn.exec_driver_sql(ddl)
+    conn.exec_driver_sql(
+        "INSERT OR IGNORE INTO brainview_meta(key, value) VALUES ('schema_version', ?)",
+        (str(SCHEMA_VERSION),),
+    )
+
+
+def has_schema(tables: frozenset[str] | set[str]) -> bool:
+    """Whether the agent brain already carries brainview's queue."""
+    return "brainview_proposal" in tables

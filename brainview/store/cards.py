@@ -1,0 +1,167 @@
+"""FSRS cards from wherever the era keeps them (or replayed from spikes).
+
+Single cards for detail views; sampled bulk arrays for distributions.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from brainview.core import fsrs_math
+from brainview.store.era import CardSource, Era
+from brainview.store.readmodel import spikes_of
+
+SAMPLE_LIMIT = 50_000
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """A card and where it came from."""
+
+    neuron_id: str
+    source: CardSource
+    card_json: str | None
+    """Stored JSON (``None`` when replayed or never reviewed)."""
+    state: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime | None
+    last_review: datetime | None
+
+    def retrievability(self, now: datetime) -> float:
+        """R now (0 for never-reviewed cards, as py-fsrs says)."""
+        if self.stability is None or self.last_review is None:
+            return 0.0
+        return float(
+            fsrs_math.retrievability(
+                np.array([self.stability]),
+                np.array([self.last_review.timestamp()]),
+                now,
+            )[0]
+        )
+
+
+def _from_json(neuron_id: str, source: CardSource, card_json: str) -> CardInfo:
+    d = json.loads(card_json)
+    due = d.get("due")
+    last = d.get("last_review")
+    return CardInfo(
+        neuron_id=neuron_id,
+        source=source,
+        card_json=card_json,
+        state=d.get("state"),
+        stability=d.get("stability"),
+        difficulty=d.get("difficulty"),
+        due=fsrs_math.parse_ts(due) if due else None,
+        last_review=fsrs_math.parse_ts(last) if last else None,
+    )
+
+
+def _tutor_json(tutor_db: Path, neuron_id: str) -> str | None:
+    uri = f"file:{tutor_db}?mode=ro"
+    with sqlite3.connect(uri, uri=True) as conn:
+        row = conn.execute(
+            "SELECT card_json FROM fsrs_card WHERE neuron_id = ?", (neuron_id,)
+        ).fetchone()
+    return row[0] if row else None
+
+
+def card_of(conn: Connection, era: Era, neuron_id: str) -> CardInfo | None:
+    """The neuron's FSRS card; ``None`` if it was never reviewed."""
+    stored: str | None = None
+    if era.card_source == "fsrs_state":
+        stored = conn.execute(
+            text("SELECT card_json FROM fsrs_state WHERE neuron_id = :id"), {"id": neuron_id}
+        ).scalar()
+    elif era.card_source == "tutor" and era.tutor_db is not None:
+        stored = _tutor_json(era.tutor_db, neuron_id)
+    if stored is not None:
+        return _from_json(neuron_id, era.card_source, stored)
+    return replayed_card(conn, neuron_id)
+
+
+def replayed_card(conn: Connection, neuron_id: str) -> CardInfo | None:
+    """Reconstruct a card by replaying the spike log through py-fsrs (fuzz off)."""
+    spikes = spikes_of(conn, neuron_id)
+    if not spikes:
+        return None
+    card, _steps = fsrs_math.replay_spikes(
+        (s.grade, fsrs_math.parse_ts(s.fired_at)) for s in spikes
+    )
+    if card is None:
+        return None
+    return CardInfo(
+        neuron_id=neuron_id,
+        source="replay",
+        card_json=None,
+        state=int(card.state),
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
+
+
+def _arrays(rows: list[tuple[object, object]]) -> tuple[np.ndarray, np.ndarray]:
+    stab = np.full(len(rows), np.nan)
+    last = np.full(len(rows), np.nan)
+    for i, (s, lr) in enumerate(rows):
+        if s is not None and lr:
+            stab[i] = float(s)  # type: ignore[arg-type]
+            last[i] = fsrs_math.parse_ts(str(lr)).timestamp()
+    return stab, last
+
+
+def sample_cards(
+    conn: Connection, era: Era, *, live_ids_sql: str | None = None, limit: int = SAMPLE_LIMIT
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(stability, last_review epoch s, population) for up to ``limit`` live cards.
+
+    Large brains are sampled by a stride over rowid so the histogram stays cheap;
+    ``population`` is the number of live neurons the sample stands for.
+    """
+    live = era.live("n")
+    population = int(
+        conn.execute(text(f"SELECT COUNT(*) FROM neuron n WHERE {live}")).scalar_one()
+    )
+    if era.card_source == "fsrs_state":
+        total = int(conn.execute(text("SELECT COUNT(*) FROM fsrs_state")).scalar_one())
+        stride = max(1, total // limit)
+        sql = (
+            "SELECT json_extract(f.card_json, '$.stability'), "
+            "json_extract(f.card_json, '$.last_review') FROM fsrs_state f "
+            f"JOIN neuron n ON n.id = f.neuron_id WHERE {live} AND (f.rowid % :k) = 0 "
+            "LIMIT :lim"
+        )
+        rows = [tuple(r) for r in conn.execute(text(sql), {"k": stride, "lim": limit})]
+        unreviewed = max(0, population - total)
+        if unreviewed and rows:
+            # Live neurons with no card at all count as R = 0, in proportion.
+            extra = min(limit, round(unreviewed * len(rows) / max(total, 1)))
+            rows.extend([(None, None)] * extra)
+        stab, last = _arrays(rows)
+        return stab, last, population
+    # Tutor overlay or replay: replay a bounded sample of neurons.
+    ids = [
+        r[0]
+        for r in conn.execute(
+            text(f"SELECT id FROM neuron n WHERE {live} ORDER BY id LIMIT :lim"),
+            {"lim": min(limit, 2_000)},
+        )
+    ]
+    infos = [card_of(conn, era, nid) for nid in ids]
+    rows2 = [
+        (i.stability, i.last_review.isoformat() if i and i.last_review else None)
+        if i
+        else (None, None)
+        for i in infos
+    ]
+    stab, last = _arrays(rows2)
+    return stab, last, population

@@ -1,0 +1,198 @@
+"""Read model over one brain: aggregates, single rows and keyset pages.
+
+Nothing here loads a whole brain: counts come from SQL aggregates and lists from
+keyset pages.  Every query is parameterised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, text
+
+from brainview.store.era import Era
+
+
+@dataclass(frozen=True)
+class NeuronRow:
+    """One neuron (or reflection) as stored."""
+
+    id: str
+    content: str
+    type: str | None
+    domain: str | None
+    created_at: str
+    updated_at: str | None
+    retired_at: str | None
+    community_id: int | None
+
+    @property
+    def live(self) -> bool:
+        """Live means not soft-retired."""
+        return self.retired_at is None
+
+
+@dataclass(frozen=True)
+class SynapseRow:
+    """One directed synapse row."""
+
+    pre: str
+    post: str
+    type: str
+    weight: float
+    co_fires: int
+    last_co_fire: str | None
+    retired_at: str | None
+
+
+@dataclass(frozen=True)
+class SpikeRow:
+    """One review/use event."""
+
+    id: int
+    neuron_id: str
+    grade: int
+    fired_at: str
+    session_id: str | None
+    notes: str | None
+
+
+def _neuron_select(era: Era) -> str:
+    retired = "retired_at" if era.has_retire else "NULL AS retired_at"
+    community = "community_id" if era.has_community else "NULL AS community_id"
+    updated = "updated_at" if "updated_at" in era.neuron_cols else "created_at AS updated_at"
+    return (
+        f"SELECT id, content, type, domain, created_at, {updated}, {retired}, {community} "
+        "FROM neuron"
+    )
+
+
+def _neuron(row: object) -> NeuronRow:
+    return NeuronRow(*row)  # type: ignore[misc]
+
+
+def neuron(conn: Connection, era: Era, neuron_id: str) -> NeuronRow | None:
+    """One neuron by id, live or retired."""
+    row = conn.execute(text(_neuron_select(era) + " WHERE id = :id"), {"id": neuron_id}).first()
+    return _neuron(row) if row else None
+
+
+def neurons_by_ids(conn: Connection, era: Era, ids: list[str]) -> dict[str, NeuronRow]:
+    """Several neurons by id (chunked to stay under SQLite's variable limit)."""
+    found: dict[str, NeuronRow] = {}
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start : start + 500]
+        marks = ",".join(f":p{i}" for i in range(len(chunk)))
+        sql = _neuron_select(era) + f" WHERE id IN ({marks})"
+        for row in conn.execute(text(sql), {f"p{i}": v for i, v in enumerate(chunk)}):
+            found[row[0]] = _neuron(row)
+    return found
+
+
+def page_neurons(
+    conn: Connection,
+    era: Era,
+    *,
+    after: str | None = None,
+    limit: int = 100,
+    domain: str | None = None,
+    type_: str | None = None,
+    live_only: bool = True,
+) -> list[NeuronRow]:
+    """A keyset page ordered by id (``after`` is the last id of the previous page)."""
+    where = [era.live("neuron")] if live_only else ["1=1"]
+    params: dict[str, object] = {"limit": limit}
+    if after is not None:
+        where.append("id > :after")
+        params["after"] = after
+    if domain is not None:
+        where.append("domain = :domain")
+        params["domain"] = domain
+    if type_ is not None:
+        where.append("type = :type")
+        params["type"] = type_
+    sql = _neuron_select(era) + " WHERE " + " AND ".join(where) + " ORDER BY id LIMIT :limit"
+    return [_neuron(r) for r in conn.execute(text(sql), params)]
+
+
+def synapses_of(conn: Connection, era: Era, neuron_id: str, *, live_only: bool = True) -> list[
+    SynapseRow
+]:
+    """Every synapse row touching a neuron (both directions)."""
+    retired = "retired_at" if "retired_at" in era.synapse_cols else "NULL"
+    co = "co_fires" if "co_fires" in era.synapse_cols else "0"
+    last = "last_co_fire" if "last_co_fire" in era.synapse_cols else "NULL"
+    live = f" AND {era.live_synapse('synapse')}" if live_only else ""
+    sql = (
+        f"SELECT pre, post, type, weight, {co}, {last}, {retired} FROM synapse "
+        f"WHERE pre = :id{live} UNION ALL "
+        f"SELECT pre, post, type, weight, {co}, {last}, {retired} FROM synapse "
+        f"WHERE post = :id AND pre != :id{live}"
+    )
+    return [SynapseRow(*r) for r in conn.execute(text(sql), {"id": neuron_id})]
+
+
+def spikes_of(conn: Connection, neuron_id: str, *, limit: int | None = None) -> list[SpikeRow]:
+    """A neuron's spikes, oldest first (``limit`` keeps the most recent N)."""
+    if limit is None:
+        sql = (
+            "SELECT id, neuron_id, grade, fired_at, session_id, notes FROM spike "
+            "WHERE neuron_id = :id ORDER BY fired_at, id"
+        )
+        return [SpikeRow(*r) for r in conn.execute(text(sql), {"id": neuron_id})]
+    sql = (
+        "SELECT id, neuron_id, grade, fired_at, session_id, notes FROM spike "
+        "WHERE neuron_id = :id ORDER BY fired_at DESC, id DESC LIMIT :n"
+    )
+    rows = [SpikeRow(*r) for r in conn.execute(text(sql), {"id": neuron_id, "n": limit})]
+    return rows[::-1]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A brain's vital signs."""
+
+    live: int
+    retired: int
+    synapses: int
+    synapses_retired: int
+    domains: dict[str, int]
+    types: dict[str, int]
+    spikes: int
+
+
+def counts(conn: Connection, era: Era) -> Counts:
+    """Aggregates over the whole brain, by SQL."""
+    live_expr = era.live("neuron")
+    live, total = conn.execute(
+        text(f"SELECT SUM(CASE WHEN {live_expr} THEN 1 ELSE 0 END), COUNT(*) FROM neuron")
+    ).one()
+    live, total = int(live or 0), int(total or 0)
+    syn_live_expr = era.live_synapse("synapse")
+    syn_live, syn_total = conn.execute(
+        text(f"SELECT SUM(CASE WHEN {syn_live_expr} THEN 1 ELSE 0 END), COUNT(*) FROM synapse")
+    ).one()
+    syn_live, syn_total = int(syn_live or 0), int(syn_total or 0)
+    domains = {
+        (d if d is not None else ""): int(n)
+        for d, n in conn.execute(
+            text(f"SELECT domain, COUNT(*) FROM neuron WHERE {live_expr} GROUP BY domain")
+        )
+    }
+    types = {
+        (t if t is not None else ""): int(n)
+        for t, n in conn.execute(
+            text(f"SELECT type, COUNT(*) FROM neuron WHERE {live_expr} GROUP BY type")
+        )
+    }
+    spikes = int(conn.execute(text("SELECT COUNT(*) FROM spike")).scalar_one())
+    return Counts(live, total - live, syn_live, syn_total - syn_live, domains, types, spikes)
+
+
+def table_exists(conn: Connection, name: str) -> bool:
+    """Whether a table exists now (brainview tables may appear after open)."""
+    row = conn.execute(
+        text("SELECT 1 FROM sqlite_master WHERE type='table' AND name=:n"), {"n": name}
+    ).first()
+    return row is not None
