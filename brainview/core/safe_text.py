@@ -181,8 +181,9 @@ def escape_markup(s: str | None) -> str:
     strings in ``DataTable`` cells, ``Console.print``).
 
     Like ``rich.markup.escape`` but exact: backslashes in front of *any* ``[`` are preserved
-    (Rich >= 14 turns ``\\[`` into ``[`` even outside tags).  A trailing backslash run is doubled
-    so a tag the caller appends still works (rendered alone, such a run shows doubled).
+    (Rich also turns ``\\[`` into ``[`` outside tags, which ``rich.markup.escape`` ignores).
+    A trailing backslash run is doubled so a tag the caller appends still works (rendered
+    alone, such a run shows doubled).
     Rich's ``:emoji:`` codes are not markup and are left alone; pass ``emoji=False`` for
     byte-exact output.
     """

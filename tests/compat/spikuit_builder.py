@@ -294,6 +294,8 @@ async def _build_user_brain(
         # weak edges -> `remove_synapse` items in a consolidate plan (0.8*w < 0.05)
         plan(15, 8, SynapseType.RELATES_TO, w=0.055, conf=SynapseConfidence.AMBIGUOUS, score=0.4)
         plan(16, 2, SynapseType.EXTENDS, w=0.06)
+        # never-fired leaf whose only edge is prunable -> `remove_neuron` plan item
+        plan(n - 1, 1, SynapseType.EXTENDS, w=0.05)
         # merge fixtures: source U[11] linked to U[1], U[5]; target U[10] to U[5]
         plan(11, 1, SynapseType.EXTENDS)
         plan(5, 11, SynapseType.EXTENDS)
@@ -327,7 +329,7 @@ async def _build_user_brain(
             hostile_ids = await _add_hostile_neurons(circuit, ids, U, anchor)
 
         # -- spikes (chronological so STDP sees neighbours' last fires) ---
-        studied = [U[i] for i in range(n) if i % 2 == 0 or i in (11, 13, 15)]
+        studied = [U[i] for i in range(n - 1) if i % 2 == 0 or i in (11, 13, 15)]
         if hostile:
             studied.append(hostile_ids["click_markup"])
         grades = [Grade.MISS, Grade.WEAK, Grade.FIRE, Grade.FIRE, Grade.STRONG]
@@ -398,6 +400,7 @@ async def _build_user_brain(
         "updated": updated,
         "frontmatter": frontmatter,
         "no_domain": no_domain,
+        "removable_leaf": no_domain,   # never fired; single edge w=0.05
         "hub_summarizes": U[0],
         "stdp_pair": (U[2], U[0]),
         "multi_type_pair": multi_type_pair,

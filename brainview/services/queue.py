@@ -1,0 +1,119 @@
+"""The proposal queue as the triage screen reads it: light rows, one page at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+
+from brainview.services.project import Project
+from brainview.services.stale import QueuedRef, stale_reasons
+from brainview.store.readmodel import table_exists
+
+SORTS = {
+    "age": "created_at ASC, id ASC",
+    "newest": "created_at DESC, id DESC",
+    "kind": "kind ASC, created_at ASC, id ASC",
+    "consulted": "n_consulted DESC, created_at ASC, id ASC",
+}
+PAGE = 200
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """What one line of the queue shows."""
+
+    id: str
+    kind: str
+    skill: str
+    summary: str
+    created_at: str
+    n_consulted: int
+    status: str
+    params_json: str
+    stale: str | None = None
+
+
+def pending_total(project: Project) -> int:
+    """How many proposals wait for a decision."""
+    if project.agent is None:
+        return 0
+    with project.agent.read() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            return 0
+        return int(
+            conn.execute(
+                text("SELECT COUNT(*) FROM brainview_proposal WHERE status = 'pending'")
+            ).scalar_one()
+        )
+
+
+def page(
+    project: Project,
+    *,
+    status: str = "pending",
+    sort: str = "age",
+    needle: str = "",
+    offset: int = 0,
+    limit: int = PAGE,
+) -> tuple[list[QueueRow], int]:
+    """One page of the queue and the total matching; stale flags for that page only."""
+    if project.agent is None:
+        return [], 0
+    where = ["status = :status"]
+    params: dict[str, object] = {"status": status, "limit": limit, "offset": offset}
+    if needle:
+        where.append(
+            "(id LIKE :q ESCAPE '\\' OR kind LIKE :q ESCAPE '\\' OR summary LIKE :q ESCAPE '\\' "
+            "OR rationale LIKE :q ESCAPE '\\' OR skill LIKE :q ESCAPE '\\')"
+        )
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params["q"] = f"%{escaped}%"
+    clause = " AND ".join(where)
+    order = SORTS.get(sort, SORTS["age"])
+    with project.agent.read() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            return [], 0
+        total = int(
+            conn.execute(
+                text(f"SELECT COUNT(*) FROM brainview_proposal WHERE {clause}"), params
+            ).scalar_one()
+        )
+        rows = [
+            QueueRow(*r)
+            for r in conn.execute(
+                text(
+                    "SELECT id, kind, skill, summary, created_at, n_consulted, status, "
+                    f"params_json FROM brainview_proposal WHERE {clause} ORDER BY {order} "
+                    "LIMIT :limit OFFSET :offset"
+                ),
+                params,
+            )
+        ]
+    if status == "pending" and rows:
+        with project.user.read() as uconn:
+            reasons = stale_reasons(
+                uconn,
+                project.user.era,
+                [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows],
+            )
+        rows = [
+            QueueRow(**{**r.__dict__, "stale": reasons.get(r.id)}) for r in rows
+        ]
+    return rows, total
+
+
+def signature(project: Project) -> tuple[int, int, int]:
+    """A cheap fingerprint of the queue: changes when proposals arrive or are decided."""
+    if project.agent is None:
+        return (0, 0, 0)
+    with project.agent.read() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            return (0, 0, 0)
+        row = conn.execute(
+            text(
+                "SELECT COUNT(*), COALESCE(MAX(rowid), 0), COALESCE(SUM(version), 0) "
+                "FROM brainview_proposal"
+            )
+        ).one()
+    return (int(row[0]), int(row[1]), int(row[2]))

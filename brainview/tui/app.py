@@ -1,0 +1,122 @@
+"""The Textual app: screens over one project, a clock, and the threading rule.
+
+Workers open their own short-lived :class:`Project` (read-only unless deciding);
+widgets are only touched from message handlers.
+"""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding
+
+from brainview.services.project import Project
+from brainview.store.discovery import BrainPaths
+from brainview.tui.clock import Clock, system_clock
+
+STYLES = Path(__file__).resolve().parent.parent / "styles"
+if not STYLES.is_dir():  # editable install / source checkout: styles/ at the top level
+    STYLES = Path(__file__).resolve().parents[2] / "styles"
+
+
+class BrainviewApp(App[int]):
+    """brainview: triage, communities and invalidation over a Spikuit project."""
+
+    TITLE = "brainview"
+    CSS_PATH = [STYLES / "app.tcss"]
+    ENABLE_COMMAND_PALETTE = True
+    HORIZONTAL_BREAKPOINTS: ClassVar = [(0, "-narrow"), (100, "-wide")]
+
+    MODES: ClassVar = {
+        "overview": lambda: _screen("overview"),
+        "triage": lambda: _screen("triage"),
+    }
+    DEFAULT_MODE = "overview"
+
+    BINDINGS = [
+        Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Keys and guide"),
+        Binding("1", "go('overview')", "Overview", id="go.overview", tooltip="Both brains"),
+        Binding("2", "go('triage')", "Triage", id="go.triage", tooltip="Pending proposals"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        paths: BrainPaths,
+        *,
+        clock: Clock = system_clock,
+        decider: str | None = None,
+        start: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.paths = paths
+        self.now: Clock = clock
+        self.decider = decider or _os_user()
+        self._start = start
+
+    def on_mount(self) -> None:
+        self.sub_title = str(self.paths.project_root or self.paths.user_db)
+        start = self._start or self._default_start()
+        if start != self.current_mode:
+            self.switch_mode(start)
+
+    def _default_start(self) -> str:
+        """Triage when proposals are pending, else the overview."""
+        if not self.paths.agent_exists:
+            return "overview"
+        try:
+            from brainview.services.queue import pending_total
+
+            with self.open_project() as project:
+                return "triage" if pending_total(project) else "overview"
+        except Exception:  # noqa: BLE001 - fall back; the overview reports errors
+            return "overview"
+
+    def open_project(self, *, write_agent: bool = False, write_user: bool = False) -> Project:
+        """A fresh :class:`Project` for one worker's unit of work."""
+        return Project.open(self.paths, write_agent=write_agent, write_user=write_user)
+
+    def action_go(self, name: str) -> None:
+        """Switch to a top-level screen (each keeps its state between switches)."""
+        if name in self.MODES and self.current_mode != name:
+            self.switch_mode(name)
+
+    def action_help(self) -> None:
+        """Show the keys that apply here and the guide."""
+        from brainview.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+
+def _screen(name: str):  # type: ignore[no-untyped-def]
+    """Import a top-level screen only when it is first shown."""
+    if name == "triage":
+        from brainview.tui.screens.triage import TriageScreen
+
+        return TriageScreen()
+    from brainview.tui.screens.overview import OverviewScreen
+
+    return OverviewScreen()
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return "maintainer"
+
+
+def make_app(paths: BrainPaths, **kwargs: object) -> BrainviewApp:
+    """Factory shared by the CLI and the tests."""
+    return BrainviewApp(paths, **kwargs)  # type: ignore[arg-type]
+
+
+def run_app(paths: BrainPaths, *, screen: str | None = None) -> int:
+    """Run the console; returns the exit code."""
+    app = make_app(paths, start=screen)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,65 @@
+"""Help: the keys that apply on the screen underneath, then a short guide."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Markdown, Static
+
+GUIDE = """\
+## brainview in one minute
+
+**Triage** (`2`): the queue on the left; the proposal, what it would change, the user
+neurons it names and the reflections the curator consulted on the right.
+`a` accepts, `r` rejects (with a reason), `s` skips, `u` undoes. Mark with `space`,
+range-mark with `v`, then `a`/`r` decide all marked at once. `/` filters, `o` sorts.
+
+Each decision grades the **consulted** reflections: a reflection that supported an
+accepted proposal (or opposed a rejected one) is graded *strong*; one that supported
+a rejected proposal (or opposed an accepted one) *miss*. Retrieved-only reflections
+are not graded. A rejection also writes a new reflection with your reason.
+
+**Overview** (`1`): both brains' vital signs and retention (R now per decile).
+
+Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · ⊘ invalidated.
+`ctrl+p` opens the command palette; `ctrl+q` quits.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Effective keys for the screen below plus the guide.
+
+    | Key | Action |
+    |-----|--------|
+    | `escape`, `f1`, `q` | Close |
+    """
+
+    BINDINGS = [Binding("escape,f1,q,question_mark", "close", "Close", id="help.close")]
+
+    def __init__(self, below: Screen[object]) -> None:
+        super().__init__()
+        self.below = below
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box"):
+            yield Static("Keys here", classes="pane-title")
+            yield DataTable(id="help-keys", cursor_type="none", show_cursor=False)
+            yield Markdown(GUIDE, id="help-guide")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#help-keys", DataTable)
+        table.add_columns("key", "action", "what it does")
+        seen: set[str] = set()
+        for node in (self.below, self.app):
+            for binding in node.BINDINGS:  # type: ignore[attr-defined]
+                if not isinstance(binding, Binding) or binding.action in seen:
+                    continue
+                seen.add(binding.action)
+                keys = self.app.get_key_display(binding) if binding.show else binding.key
+                table.add_row(keys, binding.description or binding.action, binding.tooltip or "")
+
+    def action_close(self) -> None:
+        """Back to the screen below."""
+        self.dismiss(None)

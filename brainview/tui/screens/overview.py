@@ -1,0 +1,115 @@
+"""Overview: both brains' vital signs side by side; numbers fill in from workers."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, LoadingIndicator, Static
+
+from brainview.tui.messages import LoadFailed, RetentionLoaded, StatsLoaded
+from brainview.tui.widgets.retention_plot import RetentionPlot
+from brainview.tui.widgets.vitals import Vitals
+
+
+class OverviewScreen(Screen[None]):
+    """Vital signs of the user brain and the agent brain.
+
+    | Key | Action |
+    |-----|--------|
+    | `r` | Reload the numbers |
+    """
+
+    BINDINGS = [
+        Binding("ctrl+r,f5", "reload", "Reload", id="overview.reload", tooltip="Count again"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="brains"):
+            for role, title in (("user", "User brain"), ("agent", "Agent brain")):
+                with Vertical(id=f"{role}-pane", classes="brain-pane"):
+                    yield Static(title, classes="pane-title")
+                    yield Static("", id=f"{role}-path", classes="pane-path")
+                    yield Vitals(id=f"{role}-vitals")
+                    yield RetentionPlot(id=f"{role}-retention", classes="retention")
+                    yield LoadingIndicator(id=f"{role}-loading")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        """Start the background reads (stats first, then distributions)."""
+        app = self.app
+        paths = app.paths  # type: ignore[attr-defined]
+        self.query_one("#user-path", Static).update(str(paths.user_db))
+        agent_path = str(paths.agent_db) if paths.agent_db else "—"
+        self.query_one("#agent-path", Static).update(agent_path)
+        for role in ("user", "agent"):
+            self.query_one(f"#{role}-vitals", Vitals).data = None
+            self.query_one(f"#{role}-retention", RetentionPlot).summary = None
+            self.query_one(f"#{role}-loading").display = True
+        self.load_stats()
+
+    @work(thread=True, exclusive=True, group="overview-stats")
+    def load_stats(self) -> None:
+        """Counts by SQL aggregate (thread); posts :class:`StatsLoaded`."""
+        from brainview.services.stats import project_stats
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                self.post_message(StatsLoaded(project_stats(project)))
+        except Exception as err:  # noqa: BLE001 - reported in the UI, not raised
+            self.post_message(LoadFailed("stats", _one(err)))
+
+    @work(thread=True, exclusive=True, group="overview-retention")
+    def load_retention(self) -> None:
+        """R-now distributions for both brains (thread); posts :class:`RetentionLoaded`."""
+        from brainview.services.retention import retention
+
+        now = self.app.now()  # type: ignore[attr-defined]
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                self.post_message(RetentionLoaded("user", retention(project.user, now)))
+                if project.agent is not None:
+                    self.post_message(RetentionLoaded("agent", retention(project.agent, now)))
+        except Exception as err:  # noqa: BLE001
+            self.post_message(LoadFailed("retention", _one(err)))
+
+    @on(StatsLoaded)
+    def show_stats(self, message: StatsLoaded) -> None:
+        data = message.data
+        self.query_one("#user-vitals", Vitals).data = data["user"]
+        agent = self.query_one("#agent-vitals", Vitals)
+        if data["agent"] is None:
+            agent.missing = (
+                "No agent brain yet.\nThe curator has not learnt anything in this project.\n"
+                "Create an empty one with: brainview init-agent"
+            )
+            self.query_one("#agent-retention").display = False
+            self.query_one("#agent-loading").display = False
+        else:
+            agent.data = data["agent"]
+            agent.proposals = data["proposals"]
+        self.load_retention()
+
+    @on(RetentionLoaded)
+    def show_retention(self, message: RetentionLoaded) -> None:
+        self.query_one(f"#{message.role}-retention", RetentionPlot).summary = message.summary
+        self.query_one(f"#{message.role}-loading").display = False
+
+    @on(LoadFailed)
+    def show_failure(self, message: LoadFailed) -> None:
+        for role in ("user", "agent"):
+            self.query_one(f"#{role}-loading").display = False
+        self.app.notify(message.text, title=f"Could not load {message.what}", severity="error",
+                        markup=False)
+
+
+def _one(err: BaseException) -> str:
+    from brainview.core.safe_text import one_line
+
+    return one_line(str(err), 200)

@@ -1,0 +1,449 @@
+"""Triage: the queue | the proposal and its preview | user neurons | consulted reflections.
+
+Decisions run in a thread worker against the services layer; the screen only
+moves the cursor and redraws what changed when the result message arrives.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from brainview.core.safe_text import one_line
+from brainview.services.detail import ProposalDetail
+from brainview.services.queue import SORTS, QueueRow
+from brainview.tui.widgets.proposal_view import (
+    queue_cells,
+    render_agent_side,
+    render_header,
+    render_user_side,
+)
+from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+
+@dataclass
+class QueueLoaded(Message):
+    """A page of the queue is ready."""
+
+    rows: list[QueueRow]
+    total: int
+    signature: tuple[int, int, int]
+    keep: str | None
+
+
+@dataclass
+class DetailLoaded(Message):
+    """The highlighted proposal's context is ready."""
+
+    detail: ProposalDetail
+
+
+@dataclass
+class DecisionPersisted(Message):
+    """Decisions were committed (one per proposal)."""
+
+    results: list[Any]
+    verdict: str
+
+
+@dataclass
+class UndoPersisted(Message):
+    """A decision was undone."""
+
+    proposal_id: str
+
+
+@dataclass
+class ActionFailed(Message):
+    """A decision or undo was refused; ``text`` is one line."""
+
+    text: str
+
+
+class TriageScreen(Screen[None]):
+    """Work through pending proposals; each decision grades the consulted reflections.
+
+    | Key | Action |
+    |-----|--------|
+    | `a` | Accept (all marked, if any) |
+    | `r` | Reject with an optional reason |
+    | `s` | Skip to the next proposal |
+    | `u`, `ctrl+z` | Undo the last decision of this session |
+    | `space` / `v` | Mark / range-mark |
+    | `/` | Filter |
+    | `o` | Cycle sort order |
+    """
+
+    BINDINGS = [
+        Binding("a", "accept", "Accept", id="triage.accept", tooltip="Accept; grades strong"),
+        Binding("r", "reject", "Reject", id="triage.reject", tooltip="Reject with a reason"),
+        Binding("s", "skip", "Skip", id="triage.skip", tooltip="Next proposal, no decision"),
+        Binding("u,ctrl+z", "undo", "Undo", id="triage.undo", tooltip="Undo last decision"),
+        Binding("space", "mark", "Mark", id="triage.mark", tooltip="Mark for a bulk decision"),
+        Binding("v", "range_mark", "Range", id="triage.range", tooltip="Mark up to here"),
+        Binding("slash", "filter", "Filter", id="triage.filter", tooltip="Filter the queue"),
+        Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order"),
+        Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
+        Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
+        Binding("escape", "clear", "Clear", id="triage.clear", show=False),
+    ]
+
+    POLL_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[QueueRow] = []
+        self.total = 0
+        self.marked: set[str] = set()
+        self.anchor: str | None = None
+        self.sort = "age"
+        self.needle = ""
+        self.detail: ProposalDetail | None = None
+        self.shown_at = time.monotonic()
+        self.session_decisions: list[str] = []
+        self.signature: tuple[int, int, int] = (0, 0, 0)
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="triage-body"):
+            with Vertical(id="queue-pane"):
+                yield Static("", id="queue-title")
+                yield Input(placeholder="filter: kind, id, words…", id="filter")
+                yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="detail-pane"):
+                with VerticalScroll(id="proposal-scroll"):
+                    yield Static("", id="proposal")
+                with Horizontal(id="sides"):
+                    with VerticalScroll(id="user-side", classes="side"):
+                        yield Static("", id="user-neurons")
+                    with VerticalScroll(id="agent-side", classes="side"):
+                        yield Static("", id="reflections")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#queue", DataTable)
+        for label, key in (("", "mark"), ("", "flag"), ("kind", "kind"), ("summary", "summary"),
+                           ("age", "age"), ("c", "consulted")):
+            table.add_column(label, key=key)
+        self.query_one("#filter", Input).display = False
+        self.query_one("#queue", DataTable).focus()
+        self.query_one("#user-side").border_title = "user brain"
+        self.query_one("#agent-side").border_title = "agent brain"
+        self.reload()
+        self.set_interval(self.POLL_SECONDS, self.poll)
+
+    # -- loading ---------------------------------------------------------------
+
+    def reload(self, keep: str | None = None) -> None:
+        """Reload the queue page (keeping the cursor on ``keep`` if still there)."""
+        self.load_queue(self.sort, self.needle, keep)
+
+    @work(thread=True, exclusive=True, group="triage-queue")
+    def load_queue(self, sort: str, needle: str, keep: str | None) -> None:
+        """Read one page of the queue (thread)."""
+        from brainview.services.queue import page, signature
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                rows, total = page(project, sort=sort, needle=needle)
+                sig = signature(project)
+        except Exception as err:  # noqa: BLE001
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        self.post_message(QueueLoaded(rows, total, sig, keep))
+
+    @work(thread=True, exclusive=True, group="triage-detail")
+    def load_detail(self, proposal_id: str) -> None:
+        """Read both brains' context for one proposal (thread)."""
+        from brainview.services.detail import load
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                detail = load(project, proposal_id, self.app.now())  # type: ignore[attr-defined]
+        except Exception as err:  # noqa: BLE001
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        self.post_message(DetailLoaded(detail))
+
+    @work(thread=True, exclusive=True, group="triage-poll")
+    def poll(self) -> None:
+        """Notice proposals added or decided by another process (cheap fingerprint)."""
+        from brainview.services.queue import signature
+
+        if self.busy:
+            return
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                sig = signature(project)
+        except Exception:  # noqa: BLE001 - transient (locked); try next tick
+            return
+        if sig != self.signature:
+            self.app.call_from_thread(self._external_change, sig)
+
+    def _external_change(self, sig: tuple[int, int, int]) -> None:
+        if sig[0] > self.signature[0]:
+            added = sig[0] - self.signature[0]
+            self.notify(f"{added} new proposal(s) arrived", title="Queue")
+        self.reload(self.current_id)
+
+    @on(QueueLoaded)
+    def show_queue(self, message: QueueLoaded) -> None:
+        self.rows, self.total, self.signature = message.rows, message.total, message.signature
+        table = self.query_one("#queue", DataTable)
+        now_ts = self.app.now().timestamp()  # type: ignore[attr-defined]
+        table.clear()
+        for row in self.rows:
+            table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+        self._update_title()
+        ids = [r.id for r in self.rows]
+        if message.keep in ids:
+            table.move_cursor(row=ids.index(message.keep))
+        self._after_cursor()
+        self.refresh_bindings()
+
+    def _update_title(self) -> None:
+        shown = len(self.rows)
+        more = f" (first {shown})" if shown < self.total else ""
+        marked = f" · {len(self.marked)} marked" if self.marked else ""
+        needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
+        self.query_one("#queue-title", Static).update(
+            Text(f"{self.total} pending{more} · sort {self.sort}{needle}{marked}")
+        )
+
+    @property
+    def current_id(self) -> str | None:
+        """The highlighted proposal's id."""
+        table = self.query_one("#queue", DataTable)
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row].id
+
+    @on(DataTable.RowHighlighted, "#queue")
+    def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._after_cursor()
+
+    def _after_cursor(self) -> None:
+        pid = self.current_id
+        self.shown_at = time.monotonic()
+        if pid is None:
+            self.detail = None
+            self.query_one("#proposal", Static).update(
+                Text("Nothing pending. New proposals appear here as the curator sends them.",
+                     style="italic")
+            )
+            self.query_one("#user-neurons", Static).update("")
+            self.query_one("#reflections", Static).update("")
+            return
+        if self.detail is None or self.detail.id != pid:
+            self.query_one("#proposal", Static).update(Text("loading…", style="dim italic"))
+        self.load_detail(pid)
+
+    @on(DetailLoaded)
+    def show_detail(self, message: DetailLoaded) -> None:
+        if message.detail.id != self.current_id:
+            return
+        self.detail = message.detail
+        self.query_one("#proposal", Static).update(render_header(message.detail))
+        self.query_one("#user-neurons", Static).update(render_user_side(message.detail))
+        self.query_one("#reflections", Static).update(render_agent_side(message.detail))
+        self.refresh_bindings()
+
+    # -- decisions -------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("accept", "reject", "skip", "mark", "range_mark"):
+            if not self.rows:
+                return None
+            if action == "accept" and not self.marked and self.detail and self.detail.stale:
+                return None
+        if action == "undo" and not self.session_decisions:
+            return None
+        return True
+
+    def _targets(self) -> list[str]:
+        if self.marked:
+            return [r.id for r in self.rows if r.id in self.marked]
+        pid = self.current_id
+        return [pid] if pid else []
+
+    def action_accept(self) -> None:
+        """Accept the highlighted (or marked) proposals."""
+        targets = self._targets()
+        stale = [r.id for r in self.rows if r.id in targets and r.stale]
+        if stale:
+            self.notify(f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
+                        severity="warning")
+            return
+        if targets:
+            self.decide(targets, "accept", None, time.monotonic() - self.shown_at)
+
+    def action_reject(self) -> None:
+        """Ask for a reason, then reject the highlighted (or marked) proposals."""
+        targets = self._targets()
+        if not targets:
+            return
+        seconds = time.monotonic() - self.shown_at
+        title = f"Reject {len(targets)} proposal(s)" if len(targets) > 1 else "Reject proposal"
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self.decide(targets, "reject", reason or None, seconds)
+
+        self.app.push_screen(ReasonPrompt(title), done)
+
+    def action_skip(self) -> None:
+        """Move on without deciding."""
+        self.action_cursor(1)
+
+    def action_cursor(self, step: int) -> None:
+        """Move the queue cursor."""
+        table = self.query_one("#queue", DataTable)
+        if self.rows:
+            table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
+
+    @work(thread=True, exclusive=True, group="triage-decide")
+    def decide(self, ids: list[str], verdict: str, reason: str | None, seconds: float) -> None:
+        """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
+        from brainview.services import review
+
+        self.busy = True
+        results = []
+        try:
+            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+                per = seconds / max(1, len(ids))
+                for pid in ids:
+                    results.append(
+                        review.decide(
+                            project, pid, verdict,  # type: ignore[arg-type]
+                            reason=reason, decider=self.app.decider,  # type: ignore[attr-defined]
+                            seconds_on_screen=per, now=self.app.now(),  # type: ignore[attr-defined]
+                        )
+                    )
+        except Exception as err:  # noqa: BLE001 - shown to the user
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+        finally:
+            self.busy = False
+        if results:
+            self.post_message(DecisionPersisted(results, verdict))
+
+    @on(DecisionPersisted)
+    def decided(self, message: DecisionPersisted) -> None:
+        ids = {r.proposal_id for r in message.results}
+        self.session_decisions += [r.decision_id for r in message.results]
+        self.marked -= ids
+        self.anchor = None
+        grades = sum(len(r.grades) for r in message.results)
+        mark = "✓ accepted" if message.verdict == "accept" else "✗ rejected"
+        self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
+        # Keep the cursor where it was: the next pending proposal slides under it.
+        order = [r.id for r in self.rows]
+        table = self.query_one("#queue", DataTable)
+        start = min(table.cursor_row, len(order) - 1)
+        following = [pid for pid in order[start:] + order[:start] if pid not in ids]
+        self.reload(following[0] if following else None)
+
+    def action_undo(self) -> None:
+        """Undo this session's most recent decision."""
+        if self.session_decisions:
+            self.undo(self.session_decisions[-1])
+
+    @work(thread=True, exclusive=True, group="triage-decide")
+    def undo(self, decision_id: str) -> None:
+        """Revert one decision exactly (thread)."""
+        from brainview.services import review
+
+        try:
+            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+                result = review.undo(
+                    project, decision_id, now=self.app.now(),  # type: ignore[attr-defined]
+                    actor=self.app.decider,  # type: ignore[attr-defined]
+                )
+        except Exception as err:  # noqa: BLE001
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        pid = getattr(result, "proposal_id", None) or str(result)
+        self.post_message(UndoPersisted(pid))
+
+    @on(UndoPersisted)
+    def undone(self, message: UndoPersisted) -> None:
+        if self.session_decisions:
+            self.session_decisions.pop()
+        self.notify("↶ decision undone", timeout=2)
+        self.reload(message.proposal_id)
+
+    @on(ActionFailed)
+    def failed(self, message: ActionFailed) -> None:
+        self.notify(message.text, title="Refused", severity="error", markup=False)
+        self.reload(self.current_id)
+
+    # -- marking, filtering, sorting ----------------------------------------------
+
+    def action_mark(self) -> None:
+        """Toggle the mark on the highlighted proposal."""
+        pid = self.current_id
+        if pid is None:
+            return
+        self.marked ^= {pid}
+        self.anchor = pid if pid in self.marked else self.anchor
+        self._redraw_marks()
+        self.action_cursor(1)
+
+    def action_range_mark(self) -> None:
+        """Mark everything between the last mark and the cursor."""
+        pid = self.current_id
+        if pid is None:
+            return
+        ids = [r.id for r in self.rows]
+        a = ids.index(self.anchor) if self.anchor in ids else ids.index(pid)
+        b = ids.index(pid)
+        self.marked |= set(ids[min(a, b) : max(a, b) + 1])
+        self.anchor = pid
+        self._redraw_marks()
+
+    def _redraw_marks(self) -> None:
+        table = self.query_one("#queue", DataTable)
+        for row in self.rows:
+            table.update_cell(row.id, "mark", Text("●" if row.id in self.marked else " "))
+        self._update_title()
+
+    def action_clear(self) -> None:
+        """Clear marks and hide the filter."""
+        self.marked.clear()
+        self.anchor = None
+        self._redraw_marks()
+        box = self.query_one("#filter", Input)
+        if box.display:
+            box.display = False
+            self.query_one("#queue").focus()
+
+    def action_filter(self) -> None:
+        """Show the filter box."""
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.needle = event.value.strip()
+        self.reload(self.current_id)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, _event: Input.Submitted) -> None:
+        self.query_one("#queue").focus()
+
+    def action_sort(self) -> None:
+        """Cycle the sort order."""
+        names = list(SORTS)
+        self.sort = names[(names.index(self.sort) + 1) % len(names)]
+        self.reload(self.current_id)

@@ -1,0 +1,161 @@
+"""Renderables for one proposal: header + preview, user-brain side, agent-brain side.
+
+Every string from a brain or a proposal goes through :mod:`brainview.core.safe_text`
+and is placed in ``Text`` objects, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from brainview.core.grading import GRADE_NAMES, grade_for
+from brainview.core.safe_text import first_line, one_line, safe_text
+from brainview.services.detail import ProposalDetail, ReflectionView
+
+STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
+GRADE_MARK = {1: "✗", 2: "~", 3: "✓", 4: "✓✓"}
+PREVIEW_LIMIT = 1_200
+REFLECTION_LIMIT = 600
+
+
+def render_header(d: ProposalDetail) -> RenderableType:
+    """Kind, summary, status/stale flag, rationale and the kind-specific preview."""
+    head = Text.assemble(
+        (d.kind, "bold"), "  ", safe_text(d.summary, multiline=False, limit=200)
+    )
+    lines: list[RenderableType] = [head]
+    meta = Text(f"{d.id} · {d.skill} · made {d.created_at[:16].replace('T', ' ')}", style="dim")
+    if d.runtime:
+        meta.append(f" · {one_line(d.runtime, 40)}")
+    lines.append(meta)
+    if d.status != "pending":
+        mark = {"accepted": "✓ accepted", "rejected": "✗ rejected"}.get(d.status, d.status)
+        lines.append(Text(mark, style="bold"))
+    if d.stale:
+        lines.append(Text("⚠ stale: " + one_line(d.stale, 200), style="bold"))
+    if d.rationale:
+        lines.append(Text.assemble(("why  ", "bold"), safe_text(d.rationale, limit=800)))
+    lines.append(Text(""))
+    lines.append(render_preview(d))
+    return Group(*lines)
+
+
+def render_preview(d: ProposalDetail) -> RenderableType:
+    """The change this proposal would make, as before → after rows."""
+    if d.kind == "note":
+        return Text("note — nothing to apply", style="italic")
+    if d.kind == "merge_neurons":
+        keep = d.params["keep"]
+        table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
+        table.add_column("survives", ratio=1)
+        table.add_column("merged (retired)", ratio=1)
+        survivor = d.neurons.get(keep)
+        merged = [d.neurons.get(m) for m in d.params["merge"]]
+        right = Group(
+            *[safe_text(m.content if m else "(missing)", limit=PREVIEW_LIMIT // 2) for m in merged]
+        )
+        table.add_row(
+            safe_text(survivor.content if survivor else "(missing)", limit=PREVIEW_LIMIT // 2),
+            right,
+        )
+        mode = "keeps its own text" if d.params.get("content") == "keep" else (
+            "gains the merged text (appended)"
+        )
+        return Group(Text(f"merge → {keep} survives and {mode}", style="bold"), table)
+    if d.kind == "edit_content":
+        table = Table(expand=True, box=None, padding=(0, 1))
+        table.add_column("now", ratio=1)
+        table.add_column("after", ratio=1)
+        for _what, before, after in d.preview:
+            table.add_row(safe_text(before, limit=PREVIEW_LIMIT), safe_text(after, limit=PREVIEW_LIMIT))
+        return table
+    table = Table(expand=True, box=None, padding=(0, 1))
+    table.add_column("change", ratio=3)
+    table.add_column("now", ratio=1)
+    table.add_column("after", ratio=1)
+    for what, before, after in d.preview:
+        table.add_row(
+            Text(one_line(what, 80)), Text(one_line(before, 40)), Text(one_line(after, 40))
+        )
+    return table
+
+
+def render_user_side(d: ProposalDetail) -> RenderableType:
+    """The user neurons the proposal touches."""
+    if not d.neurons:
+        return Text("no user neurons named", style="dim italic")
+    parts: list[RenderableType] = []
+    for nid, n in d.neurons.items():
+        flag = "" if n.live else "  ⊘ retired"
+        parts.append(
+            Text.assemble(
+                (one_line(nid, 40), "bold"),
+                f"  {one_line(n.domain, 24)} · {one_line(n.type, 16)}{flag}",
+            )
+        )
+        parts.append(safe_text(n.content, limit=300))
+        parts.append(Text(""))
+    return Group(*parts)
+
+
+def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
+    stance = STANCE_MARK.get(v.stance or "", "retrieved only")
+    stab = f"S {v.stability:.1f}d" if v.stability is not None else "S —"
+    r = f"R {v.retrievability:.2f}" if v.retrievability is not None else "R —"
+    grades = " ".join(GRADE_MARK.get(g, "?") for g in v.recent_grades) or "no grades"
+    head = Text.assemble(
+        (stance, "bold"), "  ", (one_line(v.id, 24), "dim"), f"  {one_line(v.skill, 12)}",
+        f"  {stab}  {r}  ", ("recent ", "dim"), grades,
+    )
+    if not v.live:
+        head.append("  ⊘ invalidated")
+    if verdict_hint and v.stance:
+        acc, rej = grade_for(v.stance, "accept"), grade_for(v.stance, "reject")
+        head.append(
+            f"\n  accept → {GRADE_NAMES.get(acc, 'none') if acc else 'none'}"
+            f" · reject → {GRADE_NAMES.get(rej, 'none') if rej else 'none'}",
+            style="dim",
+        )
+    body = safe_text(v.content, limit=REFLECTION_LIMIT)
+    out: list[RenderableType] = [head, body]
+    if v.note:
+        out.append(Text("  note: " + one_line(v.note, 200), style="italic"))
+    out.append(Text(""))
+    return out
+
+
+def render_agent_side(d: ProposalDetail) -> RenderableType:
+    """Consulted reflections (with what each verdict would grade) and retrieved-only ones."""
+    parts: list[RenderableType] = [Text(f"consulted ({len(d.consulted)})", style="bold underline")]
+    if not d.consulted:
+        parts.append(Text("none — no reflection will be graded", style="dim italic"))
+    for v in d.consulted:
+        parts += _reflection(v, verdict_hint=True)
+    if d.retrieved:
+        parts.append(
+            Text(f"retrieved only ({len(d.retrieved)}) — not graded", style="bold underline")
+        )
+        for v in d.retrieved:
+            parts += _reflection(v, verdict_hint=False)
+    return Group(*parts)
+
+
+def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore[no-untyped-def]
+    """One queue line: mark, flag, kind, summary, age, consulted."""
+    from brainview.core.fsrs_math import parse_ts
+
+    age_s = max(0.0, now_ts - parse_ts(row.created_at).timestamp())
+    age = (
+        f"{int(age_s // 60)}m" if age_s < 3600
+        else f"{int(age_s // 3600)}h" if age_s < 86400 else f"{int(age_s // 86400)}d"
+    )
+    return [
+        Text("●" if marked else " "),
+        Text("⚠" if row.stale else " "),
+        Text(one_line(row.kind, 20)),
+        Text(first_line(row.summary, 60)),
+        Text(age, justify="right"),
+        Text(str(row.n_consulted), justify="right"),
+    ]
