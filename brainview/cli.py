@@ -67,8 +67,9 @@ def _handler(name: str) -> Handler:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the process exit code."""
     args_in = list(sys.argv[1:] if argv is None else argv)
-    if not args_in or (args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help",
-                                                                           "--version")):
+    if not args_in or (
+        args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")
+    ):
         args_in = ["open", *args_in]
     parser = build_parser()
     try:

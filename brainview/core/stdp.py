@@ -34,9 +34,7 @@ def clamp(weight: float, p: StdpParams = StdpParams()) -> float:
     return min(p.w_max, max(p.w_min, weight))
 
 
-def delta(
-    direction: str, dt_days: float, p: StdpParams = StdpParams()
-) -> float | None:
+def delta(direction: str, dt_days: float, p: StdpParams = StdpParams()) -> float | None:
     """Weight change for an edge; ``direction`` is ``"in"`` (→F) or ``"out"`` (F→).
 
     ``None`` when the neighbour did not fire within tau (no co-fire).

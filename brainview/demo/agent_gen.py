@@ -44,9 +44,7 @@ def build_agent_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
         theme_i = i % len(themes)
         name, template = themes[theme_i]
         a, b = rng.sample(users, 2)
-        text = template.format(
-            a=f"[user:{a}]", b=f"[user:{b}]", aspect=rng.choice(content.ASPECTS)
-        )
+        text = template.format(a=f"[user:{a}]", b=f"[user:{b}]", aspect=rng.choice(content.ASPECTS))
         skill = rng.choice(content.SKILL_MIX)
         created = spec.now - timedelta(days=rng.uniform(5, spec.history_days))
         rows.append((rid, text, "reflection", skill, None, _ts(created), _ts(created), None))
@@ -57,12 +55,32 @@ def build_agent_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
     if spec.adversarial and n >= 20:
         for k, template in enumerate(content.ADVERSARIAL):
             rid = make_id("r", spec.seed, n + k)
-            rows.append((rid, template.replace("{a}", users[k]), "reflection", "curator",
-                         None, _ts(spec.now - timedelta(days=2)), _ts(spec.now), None))
+            rows.append(
+                (
+                    rid,
+                    template.replace("{a}", users[k]),
+                    "reflection",
+                    "curator",
+                    None,
+                    _ts(spec.now - timedelta(days=2)),
+                    _ts(spec.now),
+                    None,
+                )
+            )
             info.adversarial_ids.append(rid)
         rid = make_id("r", spec.seed, n + 10)
-        rows.append((rid, content.huge_reflection(users[0]), "reflection", "qabot", None,
-                     _ts(spec.now - timedelta(days=1)), _ts(spec.now), None))
+        rows.append(
+            (
+                rid,
+                content.huge_reflection(users[0]),
+                "reflection",
+                "qabot",
+                None,
+                _ts(spec.now - timedelta(days=1)),
+                _ts(spec.now),
+                None,
+            )
+        )
         info.adversarial_ids.append(rid)
     _insert(conn, rows)
     _cluster_edges(conn, spec, info, rng)
@@ -94,15 +112,20 @@ def _cluster_edges(
         members = info.themes[name]
         for j, rid in enumerate(members):
             for _ in range(2):
-                other = members[(j + rng.randint(1, max(1, min(6, len(members) - 1))))
-                                % len(members)]
+                other = members[
+                    (j + rng.randint(1, max(1, min(6, len(members) - 1)))) % len(members)
+                ]
                 if other != rid:
-                    edges.extend(_edges_rows(rid, other, "relates_to",
-                                             rng.uniform(0.4, 0.9), spec.now, rng))
+                    edges.extend(
+                        _edges_rows(rid, other, "relates_to", rng.uniform(0.4, 0.9), spec.now, rng)
+                    )
             if rng.random() < 0.08:
                 far = info.themes[names[(t + 1 + rng.randint(0, 3)) % len(names)]]
-                edges.extend(_edges_rows(rid, rng.choice(far), "contrasts",
-                                         rng.uniform(0.1, 0.4), spec.now, rng))
+                edges.extend(
+                    _edges_rows(
+                        rid, rng.choice(far), "contrasts", rng.uniform(0.1, 0.4), spec.now, rng
+                    )
+                )
             if len(edges) > 50_000:
                 conn.executemany(SYN_SQL, edges)
                 edges.clear()
@@ -123,14 +146,25 @@ def _policies(conn: sqlite3.Connection, spec: DemoSpec, info: DemoInfo) -> None:
         conn.execute(
             "INSERT INTO neuron (id, content, type, domain, source, created_at, updated_at) "
             "VALUES (?,?,?,?,?,?,?)",
-            (pid, text, "policy", "curator", None, _ts(spec.now - timedelta(days=20)),
-             _ts(spec.now - timedelta(days=20))),
+            (
+                pid,
+                text,
+                "policy",
+                "curator",
+                None,
+                _ts(spec.now - timedelta(days=20)),
+                _ts(spec.now - timedelta(days=20)),
+            ),
         )
         info.policy_ids.append(pid)
-        conn.executemany(SYN_SQL, [
-            row for m in info.themes.get(theme, [])
-            for row in _edges_rows(pid, m, "summarizes", 0.6, spec.now, rng)
-        ])
+        conn.executemany(
+            SYN_SQL,
+            [
+                row
+                for m in info.themes.get(theme, [])
+                for row in _edges_rows(pid, m, "summarizes", 0.6, spec.now, rng)
+            ],
+        )
 
 
 def _user_rows(root: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str, str, float]]]:
@@ -161,9 +195,21 @@ def demo_proposals(root: Path, spec: DemoSpec, info: DemoInfo) -> list[dict[str,
         used.update(pick)
         return pick
 
-    kinds = ["merge_neurons", "retire_neuron", "add_synapse", "remove_synapse",
-             "set_synapse_weight", "set_domain", "edit_content", "note", "merge_neurons",
-             "add_synapse", "retire_neuron", "rename_domain", "merge_domains"]
+    kinds = [
+        "merge_neurons",
+        "retire_neuron",
+        "add_synapse",
+        "remove_synapse",
+        "set_synapse_weight",
+        "set_domain",
+        "edit_content",
+        "note",
+        "merge_neurons",
+        "add_synapse",
+        "retire_neuron",
+        "rename_domain",
+        "merge_domains",
+    ]
     out: list[dict[str, Any]] = []
     theme_names = list(info.themes)
     syn_iter = iter(synapses)
@@ -207,18 +253,27 @@ def demo_proposals(root: Path, spec: DemoSpec, info: DemoInfo) -> list[dict[str,
         theme = info.themes[theme_names[i % len(theme_names)]]
         picks = rng.sample(theme, min(len(theme), rng.randint(2, 5)))
         consulted = [
-            {"reflection": r, "stance": rng.choices(["support", "oppose", "annotate"],
-                                                    [7, 2, 1])[0]}
+            {
+                "reflection": r,
+                "stance": rng.choices(["support", "oppose", "annotate"], [7, 2, 1])[0],
+            }
             for r in picks[:-1]
         ]
         retrieved = [picks[-1]] if len(picks) > 1 else []
         created = spec.now - timedelta(hours=rng.uniform(1, 24 * 10))
-        out.append({
-            "id": make_id("prop", spec.seed, i), "skill": "curator", "kind": kind,
-            "params": params, "rationale": why, "consulted": consulted,
-            "retrieved": retrieved, "created_at": _ts(created),
-            "runtime": rng.choice(["curator-model-a", "curator-model-b"]),
-        })
+        out.append(
+            {
+                "id": make_id("prop", spec.seed, i),
+                "skill": "curator",
+                "kind": kind,
+                "params": params,
+                "rationale": why,
+                "consulted": consulted,
+                "retrieved": retrieved,
+                "created_at": _ts(created),
+                "runtime": rng.choice(["curator-model-a", "curator-model-b"]),
+            }
+        )
     return out
 
 

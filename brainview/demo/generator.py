@@ -85,14 +85,20 @@ def _spike_history(
         span = days // 3
     times = sorted(start + timedelta(seconds=rng.uniform(0, span * 86400)) for _ in range(n))
     weights = {
-        "reliable": [1, 1, 4, 8], "mixed": [3, 3, 4, 2], "failing": [8, 3, 1, 1],
-        "fading": [1, 2, 5, 2], "new": [1, 1, 3, 2],
+        "reliable": [1, 1, 4, 8],
+        "mixed": [3, 3, 4, 2],
+        "failing": [8, 3, 1, 1],
+        "fading": [1, 2, 5, 2],
+        "new": [1, 1, 3, 2],
     }[profile]
     return [(rng.choices([1, 2, 3, 4], weights)[0], t) for t in times]
 
 
 def _write_spikes(
-    conn: sqlite3.Connection, nid: str, history: list[tuple[int, datetime]], card_id: int,
+    conn: sqlite3.Connection,
+    nid: str,
+    history: list[tuple[int, datetime]],
+    card_id: int,
     session: str,
 ) -> None:
     conn.executemany(
@@ -135,8 +141,18 @@ def build_user_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
         dom = domains[i % len(domains)]
         title = content.title_for(rng, dom)
         created = spec.now - timedelta(days=rng.uniform(spec.history_days, 200))
-        batch.append((nid, content.body_for(rng, title, dom), rng.choice(content.TYPES), dom,
-                      None, _ts(created), _ts(created), i % (len(domains) * 3)))
+        batch.append(
+            (
+                nid,
+                content.body_for(rng, title, dom),
+                rng.choice(content.TYPES),
+                dom,
+                None,
+                _ts(created),
+                _ts(created),
+                i % (len(domains) * 3),
+            )
+        )
         by_domain[dom].append(nid)
         info.user_ids.append(nid)
         if len(batch) >= 20_000:
@@ -157,8 +173,16 @@ def build_user_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
         summary = make_id("n", spec.seed, n + domains.index(dom))
         conn.execute(
             "INSERT INTO neuron VALUES (?,?,?,?,?,?,?,?,NULL)",
-            (summary, f"# {dom.capitalize()} — community summary\n\nAuto-generated.",
-             "community_summary", dom, None, _ts(spec.now), _ts(spec.now), None),
+            (
+                summary,
+                f"# {dom.capitalize()} — community summary\n\nAuto-generated.",
+                "community_summary",
+                dom,
+                None,
+                _ts(spec.now),
+                _ts(spec.now),
+                None,
+            ),
         )
         for member in ids[:: max(1, len(ids) // 8)][:8]:
             edges.extend(_edges_rows(summary, member, "summarizes", 0.5, spec.now, rng))

@@ -96,9 +96,13 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
             ][::-1]
             views.append(
                 ReflectionView(
-                    id=rid, role=role, stance=stance, note=note,
+                    id=rid,
+                    role=role,
+                    stance=stance,
+                    note=note,
                     content=n.content if n else "(missing reflection)",
-                    skill=n.domain if n else None, live=bool(n and n.live),
+                    skill=n.domain if n else None,
+                    live=bool(n and n.live),
                     stability=card.stability if card else None,
                     retrievability=card.retrievability(now) if card else None,
                     recent_grades=grades,
@@ -106,8 +110,16 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
             )
     params = json.loads(row[7])
     detail = ProposalDetail(
-        id=row[0], kind=row[1], skill=row[2], status=row[3], summary=row[4],
-        rationale=row[5], created_at=row[6], params=params, runtime=row[8], stale=None,
+        id=row[0],
+        kind=row[1],
+        skill=row[2],
+        status=row[3],
+        summary=row[4],
+        rationale=row[5],
+        created_at=row[6],
+        params=params,
+        runtime=row[8],
+        stale=None,
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],
     )
@@ -163,8 +175,13 @@ def _preview(conn, project: Project, d: ProposalDetail, refs) -> list[tuple[str,
         return out
     if d.kind == "merge_neurons":
         keep = p["keep"]
-        out = [(keep, "survives", "keeps its text" if p.get("content") == "keep"
-                else "gains the merged text")]
+        out = [
+            (
+                keep,
+                "survives",
+                "keeps its text" if p.get("content") == "keep" else "gains the merged text",
+            )
+        ]
         out += [(m, "live", "retired, lineage → " + keep) for m in p["merge"]]
         return out
     if d.kind == "retire_neuron":

@@ -21,8 +21,15 @@ from brainview.store.bv_schema import ensure_schema
 from brainview.store.readmodel import neurons_by_ids, table_exists
 
 ALLOWED_KEYS = {
-    "id", "skill", "kind", "params", "rationale", "consulted", "retrieved",
-    "created_at", "runtime",
+    "id",
+    "skill",
+    "kind",
+    "params",
+    "rationale",
+    "consulted",
+    "retrieved",
+    "created_at",
+    "runtime",
 }
 MAX_BATCH = 10_000
 MAX_CONSULTED = 500
@@ -95,8 +102,17 @@ def _parse_one(raw: object, index: int, now: datetime) -> Proposal:
         raise _fail(index, "runtime", "must be a string of at most 128 characters")
     retrieved_only = [r for r in dict.fromkeys(retrieved) if r not in {c[0] for c in consulted}]
     return Proposal(
-        pid, skill, kind, dict(raw.get("params", {})), rationale, consulted,
-        retrieved_only, created_at, runtime, summary, refs,
+        pid,
+        skill,
+        kind,
+        dict(raw.get("params", {})),
+        rationale,
+        consulted,
+        retrieved_only,
+        created_at,
+        runtime,
+        summary,
+        refs,
     )
 
 
@@ -162,8 +178,11 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
             _check_synapse(uconn, project, p, i)
             for dom in p.refs.domains:
                 n = uconn.execute(
-                    text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND "
-                         f"{project.user.era.live('neuron')}"), {"d": dom},
+                    text(
+                        f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND "
+                        f"{project.user.era.live('neuron')}"
+                    ),
+                    {"d": dom},
                 ).scalar_one()
                 if not n:
                     raise _fail(i, "params", f"domain {dom!r} has no live neurons")
@@ -223,10 +242,16 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
         ),
         [
             {
-                "id": p.id, "skill": p.skill, "kind": p.kind,
+                "id": p.id,
+                "skill": p.skill,
+                "kind": p.kind,
                 "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True),
-                "rationale": p.rationale, "created": p.created_at, "received": received,
-                "runtime": p.runtime, "source": source, "summary": p.summary,
+                "rationale": p.rationale,
+                "created": p.created_at,
+                "received": received,
+                "runtime": p.runtime,
+                "source": source,
+                "summary": p.summary,
                 "n": len(p.consulted),
             }
             for p in batch
@@ -252,7 +277,11 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
 
 
 def submit(
-    project: Project, raw: object, *, source: str = "cli", dry_run: bool = False,
+    project: Project,
+    raw: object,
+    *,
+    source: str = "cli",
+    dry_run: bool = False,
     now: datetime | None = None,
 ) -> list[Proposal]:
     """Validate and (unless ``dry_run``) queue a batch atomically."""

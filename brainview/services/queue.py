@@ -97,9 +97,7 @@ def page(
                 project.user.era,
                 [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows],
             )
-        rows = [
-            QueueRow(**{**r.__dict__, "stale": reasons.get(r.id)}) for r in rows
-        ]
+        rows = [QueueRow(**{**r.__dict__, "stale": reasons.get(r.id)}) for r in rows]
     return rows, total
 
 

@@ -30,6 +30,16 @@ from brainview.store.era import Era, detect_era
 
 Role = Literal["user", "agent"]
 BUSY_TIMEOUT_S = 5.0
+
+
+def busy_timeout() -> float:
+    """Seconds to wait on a locked brain (``BRAINVIEW_BUSY_TIMEOUT`` overrides)."""
+    try:
+        return float(os.environ.get("BRAINVIEW_BUSY_TIMEOUT", BUSY_TIMEOUT_S))
+    except ValueError:
+        return BUSY_TIMEOUT_S
+
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -114,9 +124,10 @@ def _make_engine(path: Path, writable: bool) -> Engine:
     uri = f"file:{quote(str(path.resolve()))}?mode={'rw' if writable else 'ro'}"
 
     def creator() -> sqlite3.Connection:
-        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        timeout = busy_timeout()
+        conn = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
         conn.isolation_level = None  # we issue BEGIN ourselves
-        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
         if writable:
             conn.execute("PRAGMA journal_mode=WAL")
         return conn
@@ -130,6 +141,15 @@ def _make_engine(path: Path, writable: bool) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if writable else "BEGIN")
 
     return engine
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse to write a file marked read-only, even as root (respect the intent)."""
+    mode = path.stat().st_mode
+    if not mode & 0o222:
+        raise ReadOnlyError(f"cannot write to {path}: the file is read-only")
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        raise ReadOnlyError(f"cannot write to {path}: read-only file or directory")
 
 
 def _introspect(conn: Connection) -> tuple[set[str], dict[str, set[str]]]:
@@ -151,8 +171,8 @@ def open_brain(
     """Validate and open a brain; ``write=True`` checks it can be written."""
     path = Path(path)
     check_sqlite_file(path)
-    if write and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-        raise ReadOnlyError(f"cannot write to {path}: read-only file or directory")
+    if write:
+        _check_writable(path)
     engine = _make_engine(path, write)
     try:
         with engine.connect() as conn:

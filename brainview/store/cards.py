@@ -128,9 +128,7 @@ def sample_cards(
     ``population`` is the number of live neurons the sample stands for.
     """
     live = era.live("n")
-    population = int(
-        conn.execute(text(f"SELECT COUNT(*) FROM neuron n WHERE {live}")).scalar_one()
-    )
+    population = int(conn.execute(text(f"SELECT COUNT(*) FROM neuron n WHERE {live}")).scalar_one())
     if era.card_source == "fsrs_state":
         total = int(conn.execute(text("SELECT COUNT(*) FROM fsrs_state")).scalar_one())
         stride = max(1, total // limit)

@@ -120,9 +120,7 @@ def _resolve_location(location: str | Path | None, cwd: Path) -> BrainPaths:
     if location is None:
         spikuit = find_spikuit_dir(cwd)
         if spikuit is None:
-            raise NotFoundError(
-                f"no .spikuit/ found in {cwd} or its parents (try: brainview demo)"
-            )
+            raise NotFoundError(f"no .spikuit/ found in {cwd} or its parents (try: brainview demo)")
         return _paths_from_spikuit_dir(spikuit)
 
     path = as_path(location)

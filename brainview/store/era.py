@@ -82,9 +82,7 @@ class Era:
         return f"Spikuit {self.name} ({where})"
 
 
-def detect_era(
-    tables: set[str], columns: dict[str, set[str]], tutor_db: Path | None = None
-) -> Era:
+def detect_era(tables: set[str], columns: dict[str, set[str]], tutor_db: Path | None = None) -> Era:
     """Classify a brain from its table names and the columns of the core tables."""
     missing = [t for t in REQUIRED if t not in tables]
     if missing:

@@ -116,9 +116,9 @@ def page_neurons(
     return [_neuron(r) for r in conn.execute(text(sql), params)]
 
 
-def synapses_of(conn: Connection, era: Era, neuron_id: str, *, live_only: bool = True) -> list[
-    SynapseRow
-]:
+def synapses_of(
+    conn: Connection, era: Era, neuron_id: str, *, live_only: bool = True
+) -> list[SynapseRow]:
     """Every synapse row touching a neuron (both directions)."""
     retired = "retired_at" if "retired_at" in era.synapse_cols else "NULL"
     co = "co_fires" if "co_fires" in era.synapse_cols else "0"

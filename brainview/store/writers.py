@@ -217,8 +217,15 @@ class EffectLog:
     def flush(self, decision_id: str) -> int:
         """Store the effects as ``brainview_effect`` rows; return how many."""
         rows = [
-            (decision_id, seq, e.tbl, e.op, json.dumps(e.key, separators=(",", ":")),
-             dump_row(e.before), dump_row(e.after))
+            (
+                decision_id,
+                seq,
+                e.tbl,
+                e.op,
+                json.dumps(e.key, separators=(",", ":")),
+                dump_row(e.before),
+                dump_row(e.after),
+            )
             for seq, e in enumerate(self._effects.values())
         ]
         if rows:

@@ -105,8 +105,9 @@ class OverviewScreen(Screen[None]):
     def show_failure(self, message: LoadFailed) -> None:
         for role in ("user", "agent"):
             self.query_one(f"#{role}-loading").display = False
-        self.app.notify(message.text, title=f"Could not load {message.what}", severity="error",
-                        markup=False)
+        self.app.notify(
+            message.text, title=f"Could not load {message.what}", severity="error", markup=False
+        )
 
 
 def _one(err: BaseException) -> str:

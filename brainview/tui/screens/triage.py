@@ -133,8 +133,14 @@ class TriageScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#queue", DataTable)
-        for label, key in (("", "mark"), ("", "flag"), ("kind", "kind"), ("summary", "summary"),
-                           ("age", "age"), ("c", "consulted")):
+        for label, key in (
+            ("", "mark"),
+            ("", "flag"),
+            ("kind", "kind"),
+            ("summary", "summary"),
+            ("age", "age"),
+            ("c", "consulted"),
+        ):
             table.add_column(label, key=key)
         self.query_one("#filter", Input).display = False
         self.query_one("#queue", DataTable).focus()
@@ -239,8 +245,10 @@ class TriageScreen(Screen[None]):
         if pid is None:
             self.detail = None
             self.query_one("#proposal", Static).update(
-                Text("Nothing pending. New proposals appear here as the curator sends them.",
-                     style="italic")
+                Text(
+                    "Nothing pending. New proposals appear here as the curator sends them.",
+                    style="italic",
+                )
             )
             self.query_one("#user-neurons", Static).update("")
             self.query_one("#reflections", Static).update("")
@@ -282,8 +290,10 @@ class TriageScreen(Screen[None]):
         targets = self._targets()
         stale = [r.id for r in self.rows if r.id in targets and r.stale]
         if stale:
-            self.notify(f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
-                        severity="warning")
+            self.notify(
+                f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
+                severity="warning",
+            )
             return
         if targets:
             self.decide(targets, "accept", None, time.monotonic() - self.shown_at)
@@ -325,9 +335,13 @@ class TriageScreen(Screen[None]):
                 for pid in ids:
                     results.append(
                         review.decide(
-                            project, pid, verdict,  # type: ignore[arg-type]
-                            reason=reason, decider=self.app.decider,  # type: ignore[attr-defined]
-                            seconds_on_screen=per, now=self.app.now(),  # type: ignore[attr-defined]
+                            project,
+                            pid,
+                            verdict,  # type: ignore[arg-type]
+                            reason=reason,
+                            decider=self.app.decider,  # type: ignore[attr-defined]
+                            seconds_on_screen=per,
+                            now=self.app.now(),  # type: ignore[attr-defined]
                         )
                     )
         except Exception as err:  # noqa: BLE001 - shown to the user
@@ -366,7 +380,9 @@ class TriageScreen(Screen[None]):
         try:
             with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
                 result = review.undo(
-                    project, decision_id, now=self.app.now(),  # type: ignore[attr-defined]
+                    project,
+                    decision_id,
+                    now=self.app.now(),  # type: ignore[attr-defined]
                     actor=self.app.decider,  # type: ignore[attr-defined]
                 )
         except Exception as err:  # noqa: BLE001

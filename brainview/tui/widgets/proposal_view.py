@@ -22,9 +22,7 @@ REFLECTION_LIMIT = 600
 
 def render_header(d: ProposalDetail) -> RenderableType:
     """Kind, summary, status/stale flag, rationale and the kind-specific preview."""
-    head = Text.assemble(
-        (d.kind, "bold"), "  ", safe_text(d.summary, multiline=False, limit=200)
-    )
+    head = Text.assemble((d.kind, "bold"), "  ", safe_text(d.summary, multiline=False, limit=200))
     lines: list[RenderableType] = [head]
     meta = Text(f"{d.id} · {d.skill} · made {d.created_at[:16].replace('T', ' ')}", style="dim")
     if d.runtime:
@@ -60,8 +58,10 @@ def render_preview(d: ProposalDetail) -> RenderableType:
             safe_text(survivor.content if survivor else "(missing)", limit=PREVIEW_LIMIT // 2),
             right,
         )
-        mode = "keeps its own text" if d.params.get("content") == "keep" else (
-            "gains the merged text (appended)"
+        mode = (
+            "keeps its own text"
+            if d.params.get("content") == "keep"
+            else ("gains the merged text (appended)")
         )
         return Group(Text(f"merge → {keep} survives and {mode}", style="bold"), table)
     if d.kind == "edit_content":
@@ -69,7 +69,9 @@ def render_preview(d: ProposalDetail) -> RenderableType:
         table.add_column("now", ratio=1)
         table.add_column("after", ratio=1)
         for _what, before, after in d.preview:
-            table.add_row(safe_text(before, limit=PREVIEW_LIMIT), safe_text(after, limit=PREVIEW_LIMIT))
+            table.add_row(
+                safe_text(before, limit=PREVIEW_LIMIT), safe_text(after, limit=PREVIEW_LIMIT)
+            )
         return table
     table = Table(expand=True, box=None, padding=(0, 1))
     table.add_column("change", ratio=3)
@@ -106,8 +108,13 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
     r = f"R {v.retrievability:.2f}" if v.retrievability is not None else "R —"
     grades = " ".join(GRADE_MARK.get(g, "?") for g in v.recent_grades) or "no grades"
     head = Text.assemble(
-        (stance, "bold"), "  ", (one_line(v.id, 24), "dim"), f"  {one_line(v.skill, 12)}",
-        f"  {stab}  {r}  ", ("recent ", "dim"), grades,
+        (stance, "bold"),
+        "  ",
+        (one_line(v.id, 24), "dim"),
+        f"  {one_line(v.skill, 12)}",
+        f"  {stab}  {r}  ",
+        ("recent ", "dim"),
+        grades,
     )
     if not v.live:
         head.append("  ⊘ invalidated")
@@ -148,8 +155,11 @@ def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore
 
     age_s = max(0.0, now_ts - parse_ts(row.created_at).timestamp())
     age = (
-        f"{int(age_s // 60)}m" if age_s < 3600
-        else f"{int(age_s // 3600)}h" if age_s < 86400 else f"{int(age_s // 86400)}d"
+        f"{int(age_s // 60)}m"
+        if age_s < 3600
+        else f"{int(age_s // 3600)}h"
+        if age_s < 86400
+        else f"{int(age_s // 86400)}d"
     )
     return [
         Text("●" if marked else " "),

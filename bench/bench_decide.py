@@ -1,0 +1,204 @@
+"""Benchmark: ``review.decide`` vs a hand-written raw sqlite3 transaction.
+
+Builds a demo project, queues ``2 × (warmup + runs)`` proposals that each consult the
+same 20 reflections (one theme, so STDP has linked pairs to update), then decides
+them alternately with ``review.decide`` and with a minimal raw ``sqlite3``
+transaction doing the same domain writes (claim, decision row, 20 spikes, 20 FSRS
+card upserts, STDP updates) — interleaved, alternating which side goes first.  Both
+sides use the same non-fuzzing scheduler and the same ``now`` sequence.  The raw side
+writes no effect log and no brainview_grade rows: that bookkeeping is what the ratio
+charges to ``decide``.
+
+Prints one JSON line: medians (ms), the ratio and whether it meets the target.
+
+    python bench/bench_decide.py [--runs 40] [--warmup 5] [--dir /dev/shm]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from fsrs import Scheduler
+
+from brainview.core import fsrs_math
+from brainview.demo.generator import DEMO_NOW, DemoSpec, build_project
+from brainview.services import intake, review
+from brainview.services.project import Project
+
+N_CONSULTED = 20
+TAU, A_PLUS, A_MINUS = 7.0, 0.03, 0.036
+
+
+def _proposals(info, reflections: list[str], n: int) -> list[dict]:
+    users = [u for u in info.user_ids if u not in set(info.retired_user_ids)]
+    return [
+        {
+            "id": f"bench-{i:04d}", "skill": "curator", "kind": "note",
+            "params": {"neurons": [users[i % len(users)]]},
+            "rationale": "benchmark proposal",
+            "consulted": [{"reflection": r, "stance": "support"} for r in reflections],
+            "created_at": fsrs_math.format_ts(DEMO_NOW),
+        }
+        for i in range(n)
+    ]
+
+
+def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Scheduler) -> None:
+    """The same domain writes, by hand, in one transaction."""
+    now_s = fsrs_math.format_ts(now)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        cur = conn.execute(
+            "UPDATE brainview_proposal SET status='accepted', version=version+1 "
+            "WHERE id=? AND status='pending'", (pid,),
+        )
+        if cur.rowcount != 1:
+            raise RuntimeError(f"{pid} not pending")
+        did = f"dec-{uuid.uuid4().hex[:12]}"
+        conn.execute(
+            "INSERT INTO brainview_decision (id, proposal_id, verdict, reason, decider, "
+            "decided_at, seconds_on_screen, new_reflection_id, apply_state) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            (did, pid, "accept", None, "raw", now_s, None, None, "recorded"),
+        )
+        fired = [r for (r,) in conn.execute(
+            "SELECT reflection_id FROM brainview_consult WHERE proposal_id=? "
+            "AND role='consulted' ORDER BY seq", (pid,))]
+        marks = ",".join("?" * len(fired))
+        syn = conn.execute(
+            f"SELECT pre, post, type, weight, co_fires FROM synapse WHERE "
+            f"(pre IN ({marks}) OR post IN ({marks})) AND retired_at IS NULL",
+            (*fired, *fired),
+        ).fetchall()
+        others = sorted({s[0] for s in syn} | {s[1] for s in syn})
+        lo = (now - timedelta(days=TAU + 2)).date().isoformat()
+        last: dict[str, datetime] = {}
+        for nid, ts in conn.execute(
+            f"SELECT neuron_id, fired_at FROM spike WHERE neuron_id IN "
+            f"({','.join('?' * len(others))}) AND fired_at >= ?", (*others, lo),
+        ):
+            t = fsrs_math.parse_ts(ts)
+            if t <= now and (nid not in last or t > last[nid]):
+                last[nid] = t
+        for rid in fired:
+            conn.execute(
+                "INSERT INTO spike (neuron_id, grade, fired_at, session_id, notes) "
+                "VALUES (?,?,?,?,?)", (rid, 4, now_s, did, f"brainview:{pid}"),
+            )
+        cards = dict(conn.execute(
+            f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})", fired))
+        upserts = []
+        for rid in fired:
+            card = fsrs_math.card_from_json(cards[rid])
+            card, _ = sched.review_card(card, fsrs_math.GRADE_TO_RATING[4], now)
+            upserts.append((rid, card.to_json()))
+        conn.executemany(
+            "INSERT INTO fsrs_state (neuron_id, card_json) VALUES (?, ?) "
+            "ON CONFLICT(neuron_id) DO UPDATE SET card_json=excluded.card_json", upserts,
+        )
+        weights = {(p, q, t): [w, c] for p, q, t, w, c in syn}
+        for rid in fired:
+            for (p, q, t), wc in sorted(weights.items()):
+                other = p if q == rid else q if p == rid else None
+                if other is None or other == rid or other not in last:
+                    continue
+                dt = (now - last[other]).total_seconds() / 86400
+                if 0 <= dt <= TAU:
+                    step = A_PLUS if q == rid else -A_MINUS
+                    wc[0] = min(1.0, max(0.05, wc[0] + step * math.exp(-dt / TAU)))
+                    wc[1] += 1
+            last[rid] = now
+        conn.executemany(
+            "UPDATE synapse SET weight=?, co_fires=?, last_co_fire=?, updated_at=? "
+            "WHERE pre=? AND post=? AND type=?",
+            [(w, c, now_s, now_s, p, q, t) for (p, q, t), (w, c) in weights.items()],
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--reflections", type=int, default=600)
+    ap.add_argument("--dir", type=Path, default=None, help="where to build (default: a tempdir)")
+    ap.add_argument("--target", type=float, default=2.0)
+    args = ap.parse_args(argv)
+
+    base = Path(tempfile.mkdtemp(prefix="bench-decide-", dir=args.dir))
+    try:
+        root = base / "proj"
+        info = build_project(root, DemoSpec(reflections=args.reflections, proposals=0))
+        theme = max(info.themes.values(), key=len)
+        consulted = theme[:N_CONSULTED]
+        total = 2 * (args.warmup + args.runs)
+        sched = Scheduler(enable_fuzzing=False)
+        with Project.locate(root, write_agent=True) as project:
+            intake.submit(project, _proposals(info, consulted, total), source="bench",
+                          now=DEMO_NOW)
+            raw = sqlite3.connect(project.paths.agent_db, isolation_level=None, timeout=5)
+            raw.execute("PRAGMA busy_timeout=5000")
+            raw.execute("PRAGMA journal_mode=WAL")
+            ours_t: list[float] = []
+            raw_t: list[float] = []
+            steps = 0
+            for i in range(args.warmup + args.runs):
+                now_a = DEMO_NOW + timedelta(minutes=2 * i + 1)
+                now_b = DEMO_NOW + timedelta(minutes=2 * i + 2)
+                pid_a, pid_b = f"bench-{2 * i:04d}", f"bench-{2 * i + 1:04d}"
+
+                def ours(pid: str = pid_a, now: datetime = now_a) -> float:
+                    t0 = time.perf_counter()
+                    res = review.decide(project, pid, "accept", decider="bench", now=now,
+                                        scheduler=sched)
+                    dt = time.perf_counter() - t0
+                    nonlocal steps
+                    steps = len(res.stdp)
+                    return dt
+
+                def hand(pid: str = pid_b, now: datetime = now_b) -> float:
+                    t0 = time.perf_counter()
+                    raw_decide(raw, pid, now, sched)
+                    return time.perf_counter() - t0
+
+                if i % 2 == 0:
+                    a, b = ours(), hand()
+                else:
+                    b, a = hand(), ours()
+                if i >= args.warmup:
+                    ours_t.append(a)
+                    raw_t.append(b)
+            raw.close()
+        ours_ms = statistics.median(ours_t) * 1e3
+        raw_ms = statistics.median(raw_t) * 1e3
+        ratio = ours_ms / raw_ms
+        print(json.dumps({
+            "bench": "decide", "runs": args.runs, "consulted": N_CONSULTED,
+            "stdp_steps": steps, "ours_ms_median": round(ours_ms, 3),
+            "raw_ms_median": round(raw_ms, 3), "ratio": round(ratio, 3),
+            "target": args.target, "ok": ratio <= args.target,
+            "ours_ms_p90": round(sorted(ours_t)[int(0.9 * len(ours_t))] * 1e3, 3),
+            "raw_ms_p90": round(sorted(raw_t)[int(0.9 * len(raw_t))] * 1e3, 3),
+            "dir": str(base),
+        }))
+        return 0 if ratio <= args.target else 1
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

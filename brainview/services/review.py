@@ -1,0 +1,573 @@
+"""Deciding curator proposals: one atomic agent-brain transaction per call.
+
+A decision (:func:`decide`, :func:`decide_many`) does, inside one ``BEGIN IMMEDIATE``
+transaction on the agent brain:
+
+1. **Claim** the proposal: ``UPDATE … SET status = 'accepted'|'rejected',
+   version = version + 1 WHERE id = … AND status = 'pending'``.  Zero rows means
+   somebody else decided it first → :class:`~brainview.errors.ConflictError` (or
+   :class:`~brainview.errors.NotFoundError` for an unknown id), and nothing is written.
+2. **Record** a ``brainview_decision`` row (``apply_state = 'recorded'``).
+3. **Grade** every *consulted* reflection (``brainview_consult.role = 'consulted'``)
+   with :func:`brainview.core.grading.grade_for`: a ``spike`` row (``session_id`` =
+   the decision id, ``notes`` = ``brainview:<proposal id>``) and, where the era keeps
+   cards in ``fsrs_state``, the reviewed card.  In the ``tutor`` and ``replay`` eras
+   only the spike row is written (the overlay is another file; a replayed card *is*
+   the spike log).  Retrieved-only reflections, annotations and retired or missing
+   reflections get nothing.  ``brainview_grade`` rows link decision, reflection,
+   stance, grade and spike id.
+4. **STDP** (contracts §4), see :func:`_stdp`.
+5. On **reject**, a new reflection neuron recording the lesson, linked by
+   ``relates_to`` (both directions, weight 0.5) to every live consulted reflection.
+6. An **effect log**: every changed row with its full before/after image
+   (:mod:`brainview.store.writers`), so :func:`~brainview.services.review_undo.undo`
+   is exact.  ``sqlite_sequence`` for ``spike`` is part of it.
+
+FSRS: the default scheduler is ``fsrs.Scheduler()`` — Spikuit's own, fuzzing on, so
+``due`` dates carry the same random jitter ``spkt`` would give.  Pass
+``scheduler=Scheduler(enable_fuzzing=False)`` for bit-exact reproducibility (fuzz
+only moves ``due``; stability and difficulty are deterministic either way).  A
+reflection with no stored card starts from ``Card(card_id=<48-bit hash of its id>,
+due=now)`` so replays are deterministic.
+
+Applying an accepted change to the *user* brain is a separate step after the
+commit: pass ``applier`` and the decision is written with ``apply_state =
+'pending'`` (the intent), then ``applier(project, result)`` runs in its own
+user-brain transaction and owns the ``apply_state`` transitions and recovery.
+Without an applier the decision is recorded only (``apply_state = 'recorded'``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from fsrs import Card, Scheduler
+from sqlalchemy import Connection, text
+
+from brainview.core import fsrs_math, stdp
+from brainview.core.grading import grade_for
+from brainview.core.kinds import ParamError, check_params
+from brainview.core.refs import format_ref
+from brainview.errors import ConflictError, InvalidInputError, NotFoundError
+from brainview.services.project import Project
+from brainview.services.review_undo import UndoResult, undo
+from brainview.store.era import Era
+from brainview.store.readmodel import table_exists
+from brainview.store.writers import EffectLog, Row, fetch_rows, key_of
+
+__all__ = [
+    "APPLY_PENDING",
+    "APPLY_RECORDED",
+    "Applier",
+    "DecisionResult",
+    "UndoResult",
+    "decide",
+    "decide_many",
+    "latest_decision",
+    "pending_count",
+    "undo",
+]
+
+Verdict = Literal["accept", "reject"]
+VERDICT_STATUS: dict[str, str] = {"accept": "accepted", "reject": "rejected"}
+APPLY_RECORDED = "recorded"
+"""The decision is recorded; nothing is (or will be) applied by brainview."""
+APPLY_PENDING = "pending"
+"""Accepted with an applier: the user-brain change is still to be applied."""
+REFLECTION_LINK_WEIGHT = 0.5
+MAX_REASON = 10_000
+
+_DEFAULT_SCHEDULER = Scheduler()
+
+
+@dataclass(frozen=True)
+class DecisionResult:
+    """What one decision wrote."""
+
+    decision_id: str
+    proposal_id: str
+    verdict: Verdict
+    grades: list[tuple[str, str, int]]
+    """``(reflection_id, stance, grade)`` in consulted order."""
+    stdp: list[tuple[str, str, str, float, float]]
+    """``(pre, post, type, before, after)`` for every weight step, in processing order."""
+    new_reflection_id: str | None
+    decided_at: str = ""
+    apply_state: str = APPLY_RECORDED
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Consulted reflections that got nothing: ``(reflection_id, why)``."""
+
+    @property
+    def weight_changes(self) -> dict[tuple[str, str, str], tuple[float, float]]:
+        """Net ``(before, after)`` per synapse over all steps."""
+        out: dict[tuple[str, str, str], tuple[float, float]] = {}
+        for pre, post, typ, before, after in self.stdp:
+            first = out.get((pre, post, typ), (before, after))[0]
+            out[(pre, post, typ)] = (first, after)
+        return out
+
+
+Applier = Callable[[Project, DecisionResult], None]
+"""Applies an accepted decision to the user brain (after the agent commit)."""
+
+
+@dataclass(frozen=True)
+class _Options:
+    verdict: Verdict
+    reason: str | None
+    decider: str
+    seconds_on_screen: float | None
+    now: datetime
+    write_reflections: bool
+    scheduler: Scheduler
+    annotate_grade: int | None
+    apply_state: str
+
+
+# -- public API -------------------------------------------------------------------------
+
+
+def decide(
+    project: Project,
+    proposal_id: str,
+    verdict: Verdict,
+    *,
+    reason: str | None = None,
+    decider: str,
+    seconds_on_screen: float | None = None,
+    now: datetime,
+    write_reflections: bool = True,
+    scheduler: Scheduler | None = None,
+    annotate_grade: int | None = None,
+    applier: Applier | None = None,
+) -> DecisionResult:
+    """Accept or reject one pending proposal, atomically (see the module docstring).
+
+    Raises ConflictError (already decided / not pending), NotFoundError (unknown id,
+    no agent brain), InvalidInputError (bad verdict or reason), ReadOnlyError,
+    LockedError.  Nothing is written when it raises.
+    """
+    return decide_many(
+        project, [proposal_id], verdict, reason=reason, decider=decider,
+        seconds_on_screen=seconds_on_screen, now=now, write_reflections=write_reflections,
+        scheduler=scheduler, annotate_grade=annotate_grade, applier=applier,
+    )[0]
+
+
+def decide_many(
+    project: Project,
+    ids: Sequence[str],
+    verdict: Verdict,
+    *,
+    reason: str | None = None,
+    decider: str,
+    seconds_on_screen: float | None = None,
+    now: datetime,
+    write_reflections: bool = True,
+    scheduler: Scheduler | None = None,
+    annotate_grade: int | None = None,
+    applier: Applier | None = None,
+) -> list[DecisionResult]:
+    """Decide several proposals in **one** transaction: all of them or none.
+
+    They are decided in the given order (repeats ignored), each with its own decision
+    id and effect log, so each can be undone on its own.  Later decisions see the
+    spikes of earlier ones (STDP co-fires across the batch, Δt = 0).  If any proposal
+    is not pending, the whole batch is refused.
+    """
+    opts = _options(verdict, reason, decider, seconds_on_screen, now, write_reflections,
+                    scheduler, annotate_grade, applier)
+    unique = list(dict.fromkeys(ids))
+    if not unique:
+        return []
+    agent = project.require_agent()
+    with agent.write() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            raise NotFoundError(f"no proposal queue in {agent.path} (nothing was submitted)")
+        results = [_decide_in(conn, agent.era, pid, opts) for pid in unique]
+    if applier is not None:
+        for result in results:
+            if result.verdict == "accept":
+                applier(project, result)
+    return results
+
+
+def pending_count(conn: Connection) -> int:
+    """How many proposals wait for a decision (0 when the queue does not exist yet)."""
+    if not table_exists(conn, "brainview_proposal"):
+        return 0
+    return int(
+        conn.execute(
+            text("SELECT COUNT(*) FROM brainview_proposal WHERE status = 'pending'")
+        ).scalar_one()
+    )
+
+
+def latest_decision(conn: Connection, proposal_id: str | None = None) -> dict[str, Any] | None:
+    """The most recent not-undone decision (of one proposal, or of all)."""
+    if not table_exists(conn, "brainview_decision"):
+        return None
+    where = "undone_at IS NULL" + (" AND proposal_id = :p" if proposal_id is not None else "")
+    row = conn.execute(
+        text(
+            f"SELECT * FROM brainview_decision WHERE {where} "
+            "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
+        ),
+        {"p": proposal_id},
+    ).mappings().first()
+    return dict(row) if row else None
+
+
+# -- one decision -------------------------------------------------------------------------
+
+
+def _options(
+    verdict: str, reason: str | None, decider: str, seconds: float | None, now: datetime,
+    write_reflections: bool, scheduler: Scheduler | None, annotate_grade: int | None,
+    applier: Applier | None,
+) -> _Options:
+    if verdict not in VERDICT_STATUS:
+        raise InvalidInputError(f"verdict must be 'accept' or 'reject', not {verdict!r}")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON):
+        raise InvalidInputError(f"reason must be text of at most {MAX_REASON} characters")
+    if not isinstance(decider, str) or not decider.strip() or len(decider) > 128:
+        raise InvalidInputError("decider must be a non-empty name of at most 128 characters")
+    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidInputError("seconds_on_screen must be a finite number ≥ 0")
+    if annotate_grade is not None and annotate_grade not in fsrs_math.GRADE_TO_RATING:
+        raise InvalidInputError("annotate_grade must be 1..4")
+    apply_state = APPLY_PENDING if applier is not None and verdict == "accept" else APPLY_RECORDED
+    return _Options(
+        verdict, reason or None, decider, seconds, fsrs_math.ensure_utc(now),  # type: ignore[arg-type]
+        write_reflections, scheduler or _DEFAULT_SCHEDULER, annotate_grade, apply_state,
+    )
+
+
+def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> DecisionResult:
+    now_s = fsrs_math.format_ts(opts.now)
+    log = EffectLog(conn)
+    proposal = _claim(conn, log, proposal_id, opts.verdict)
+    decision_id = f"dec-{uuid.uuid4().hex[:12]}"
+    reject_note = opts.verdict == "reject" and opts.write_reflections
+    new_id = f"r-{uuid.uuid4().hex[:12]}" if reject_note else None
+    conn.execute(
+        text(
+            "INSERT INTO brainview_decision (id, proposal_id, verdict, reason, decider, "
+            "decided_at, seconds_on_screen, new_reflection_id, apply_state) VALUES "
+            "(:id, :p, :v, :r, :d, :at, :s, :n, :a)"
+        ),
+        {"id": decision_id, "p": proposal_id, "v": opts.verdict, "r": opts.reason,
+         "d": opts.decider, "at": now_s, "s": opts.seconds_on_screen, "n": new_id,
+         "a": opts.apply_state},
+    )
+    consulted = conn.exec_driver_sql(
+        "SELECT reflection_id, stance FROM brainview_consult WHERE proposal_id = ? "
+        "AND role = 'consulted' ORDER BY seq, reflection_id",
+        (proposal_id,),
+    ).fetchall()
+    live = _live_ids(conn, era, [r for r, _s in consulted])
+    skipped: list[tuple[str, str]] = []
+    plan: list[tuple[str, str, int]] = []
+    for rid, stance in consulted:
+        stance = stance or "support"
+        if rid not in live:
+            skipped.append((rid, _why_not(rid, live)))
+            continue
+        grade = grade_for(stance, opts.verdict, annotate_grade=opts.annotate_grade)
+        if grade is None:
+            skipped.append((rid, f"{stance}: no event"))
+            continue
+        plan.append((rid, stance, grade))
+    last_fire = _last_fires(conn, era, [r for r, _s, _g in plan], opts.now)
+    spikes = _grade(conn, era, log, plan, decision_id, proposal_id, opts, now_s)
+    steps = _stdp(conn, era, log, plan, last_fire, opts.now, now_s)
+    if new_id is not None:
+        _new_reflection(conn, era, log, new_id, proposal, [r for r, _s in consulted
+                                                            if live.get(r) is True], opts, now_s)
+    log.insert(
+        "brainview_grade",
+        [
+            {"decision_id": decision_id, "reflection_id": rid, "stance": stance,
+             "grade": grade, "spike_id": spike["id"], "fired_at": now_s}
+            for (rid, stance, grade), spike in zip(plan, spikes, strict=True)
+        ],
+    )
+    log.flush(decision_id)
+    return DecisionResult(
+        decision_id=decision_id, proposal_id=proposal_id, verdict=opts.verdict,
+        grades=plan, stdp=steps, new_reflection_id=new_id, decided_at=now_s,
+        apply_state=opts.apply_state, skipped=skipped,
+    )
+
+
+def _why_not(rid: str, live: dict[str, bool]) -> str:
+    return "retired" if rid in live else "missing"
+
+
+def _claim(conn: Connection, log: EffectLog, proposal_id: str, verdict: Verdict) -> Row:
+    """Move the proposal out of ``pending``; exactly one caller can win."""
+    before = conn.execute(
+        text("SELECT * FROM brainview_proposal WHERE id = :id"), {"id": proposal_id}
+    ).mappings().first()
+    if before is None:
+        raise NotFoundError(f"no proposal {proposal_id!r} in the queue")
+    status = VERDICT_STATUS[verdict]
+    claimed = conn.execute(
+        text(
+            "UPDATE brainview_proposal SET status = :s, version = version + 1 "
+            "WHERE id = :id AND status = 'pending'"
+        ),
+        {"s": status, "id": proposal_id},
+    ).rowcount
+    if claimed != 1:
+        raise ConflictError(_not_pending_message(conn, proposal_id, str(before["status"])))
+    row = dict(before)
+    log.record("brainview_proposal", row, {**row, "status": status, "version": row["version"] + 1})
+    return row
+
+
+def _not_pending_message(conn: Connection, proposal_id: str, status: str) -> str:
+    if status in ("accepted", "rejected"):
+        last = latest_decision(conn, proposal_id)
+        by = f" by {last['decider']} at {last['decided_at']}" if last else ""
+        return f"proposal {proposal_id} was already decided ({status}{by})"
+    return f"proposal {proposal_id} is {status}, not pending"
+
+
+def _live_ids(conn: Connection, era: Era, ids: list[str]) -> dict[str, bool]:
+    """``{id: is_live}`` for the ids that exist."""
+    if not ids:
+        return {}
+    retired = "retired_at" if era.has_retire else "NULL"
+    marks = ",".join("?" * len(ids))
+    rows = conn.exec_driver_sql(
+        f"SELECT id, {retired} FROM neuron WHERE id IN ({marks})", tuple(ids)
+    ).fetchall()
+    return {r[0]: r[1] is None for r in rows}
+
+
+def _last_fires(
+    conn: Connection, era: Era, fired: list[str], now: datetime
+) -> dict[str, datetime]:
+    """When each neighbour of the fired reflections last fired at or before ``now``
+    (within tau, from the spike log), as it stands before this decision's spikes."""
+    if not fired:
+        return {}
+    neighbours = _neighbours(conn, era, fired)
+    if not neighbours:
+        return {}
+    # Dates lead every timestamp spelling, so a date-prefix bound is safe; two days of
+    # margin cover odd offsets.  The exact window is applied after parsing.
+    lo = (now - timedelta(days=stdp.TAU_DAYS + 2)).date().isoformat()
+    out: dict[str, datetime] = {}
+    ids = sorted(neighbours)
+    for start in range(0, len(ids), 400):
+        chunk = ids[start : start + 400]
+        rows = conn.exec_driver_sql(
+            f"SELECT neuron_id, fired_at FROM spike WHERE neuron_id IN "
+            f"({','.join('?' * len(chunk))}) AND fired_at >= ?",
+            (*chunk, lo),
+        )
+        for nid, fired_at in rows:
+            try:
+                when = fsrs_math.parse_ts(str(fired_at))
+            except ValueError:
+                continue
+            if when <= now and (nid not in out or when > out[nid]):
+                out[nid] = when
+    return out
+
+
+def _neighbours(conn: Connection, era: Era, fired: list[str]) -> set[str]:
+    live = era.live_synapse("synapse")
+    marks = ",".join("?" * len(fired))
+    rows = conn.exec_driver_sql(
+        f"SELECT post FROM synapse WHERE pre IN ({marks}) AND {live} "
+        f"UNION SELECT pre FROM synapse WHERE post IN ({marks}) AND {live}",
+        (*fired, *fired),
+    )
+    return {r[0] for r in rows}
+
+
+def _fresh_card_id(neuron_id: str) -> int:
+    return int.from_bytes(hashlib.blake2b(neuron_id.encode(), digest_size=6).digest(), "big")
+
+
+def _grade(
+    conn: Connection, era: Era, log: EffectLog, plan: list[tuple[str, str, int]],
+    decision_id: str, proposal_id: str, opts: _Options, now_s: str,
+) -> list[Row]:
+    """Spike rows (+ FSRS cards where the era keeps them) for the graded reflections."""
+    if not plan:
+        return []
+    seq_before = log.snapshot_sequence("spike")
+    extra = {"session_id": decision_id, "notes": f"brainview:{proposal_id}"}
+    extra = {k: v for k, v in extra.items() if k in era.spike_cols}
+    spikes = log.insert_autoid(
+        "spike",
+        [{"neuron_id": rid, "grade": g, "fired_at": now_s, **extra} for rid, _s, g in plan],
+    )
+    log.record_sequence("spike", seq_before)
+    if era.card_source != "fsrs_state":
+        return spikes
+    stored = fetch_rows(conn, "fsrs_state", [(rid,) for rid, _s, _g in plan])
+    updates: list[tuple[Row, Row]] = []
+    inserts: list[Row] = []
+    for rid, _stance, grade in plan:
+        before = stored.get((rid,))
+        card = (
+            fsrs_math.card_from_json(before["card_json"])
+            if before is not None
+            else Card(card_id=_fresh_card_id(rid), due=opts.now)
+        )
+        reviewed, _log = opts.scheduler.review_card(
+            card, fsrs_math.GRADE_TO_RATING[grade], opts.now
+        )
+        if before is None:
+            inserts.append({"neuron_id": rid, "card_json": reviewed.to_json()})
+        else:
+            updates.append((before, {"card_json": reviewed.to_json()}))
+    log.update("fsrs_state", updates)
+    log.insert("fsrs_state", inserts)
+    return spikes
+
+
+def _stdp(
+    conn: Connection, era: Era, log: EffectLog, plan: list[tuple[str, str, int]],
+    last_fire: dict[str, datetime], now: datetime, now_s: str,
+) -> list[tuple[str, str, str, float, float]]:
+    """Spike-timing plasticity for the reflections fired by one decision.
+
+    They fire one after another **in consulted order**, all at ``now``, exactly as
+    if Spikuit's ``Circuit.fire`` had been called for each in turn: reflection *i*
+    sees the spike-log history (latest spike at or before ``now``, any grade) plus
+    the reflections fired before it in this decision (Δt = 0); reflections later in
+    the order have not fired yet.  So for two consulted reflections A then B linked
+    both ways, A's fire changes nothing between them (unless B fired within tau
+    before), and B's fire gives A→B (incoming to B) ``+a_plus`` and B→A (outgoing)
+    ``−a_minus``.  A miss changes no weight but still counts as a fire for later
+    reflections.  Every live synapse row touching the fired reflection is visited
+    (incoming by ``(pre, type)``, then outgoing by ``(post, type)``); self-loops are
+    skipped.  Each visit: clamp to [0.05, 1], ``co_fires += 1``, ``last_co_fire`` and
+    ``updated_at`` = now.
+    """
+    fired = [rid for rid, _s, _g in plan]
+    if not fired:
+        return []
+    rows = _touching(conn, era, fired)
+    current: dict[tuple[Any, ...], Row] = {}
+    originals: dict[tuple[Any, ...], Row] = {}
+    incoming: dict[str, list[tuple[Any, ...]]] = {}
+    outgoing: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        k = key_of("synapse", row)
+        originals[k] = row
+        current[k] = dict(row)
+        incoming.setdefault(row["post"], []).append(k)
+        outgoing.setdefault(row["pre"], []).append(k)
+    has = era.synapse_cols
+    steps: list[tuple[str, str, str, float, float]] = []
+    fired_now = dict(last_fire)
+    for rid, _stance, grade in plan:
+        if stdp.applies(grade):
+            edges = [("in", k) for k in sorted(incoming.get(rid, []), key=lambda k: (k[0], k[2]))]
+            edges += [("out", k) for k in sorted(outgoing.get(rid, []), key=lambda k: (k[1], k[2]))]
+            for direction, k in edges:
+                pre, post, typ = k
+                other = pre if direction == "in" else post
+                if other == rid or other not in fired_now:
+                    continue
+                dt = (now - fired_now[other]).total_seconds() / 86_400.0
+                change = stdp.delta(direction, dt)
+                if change is None:
+                    continue
+                row = current[k]
+                before_w = float(row["weight"]) if row["weight"] is not None else 0.5
+                after_w = stdp.clamp(before_w + change)
+                row["weight"] = after_w
+                if "co_fires" in has:
+                    row["co_fires"] = int(row["co_fires"] or 0) + 1
+                if "last_co_fire" in has:
+                    row["last_co_fire"] = now_s
+                if "updated_at" in has:
+                    row["updated_at"] = now_s
+                steps.append((pre, post, typ, before_w, after_w))
+        fired_now[rid] = now
+    cols = [c for c in ("weight", "co_fires", "last_co_fire", "updated_at") if c in has]
+    log.update(
+        "synapse",
+        [
+            (originals[k], {c: current[k][c] for c in cols})
+            for k in current
+            if current[k] != originals[k]
+        ],
+    )
+    return steps
+
+
+def _touching(conn: Connection, era: Era, ids: list[str]) -> list[Row]:
+    """Live synapse rows with either end in ``ids`` (each row once)."""
+    live = era.live_synapse("synapse")
+    marks = ",".join("?" * len(ids))
+    out: dict[tuple[Any, ...], Row] = {}
+    for col in ("pre", "post"):
+        sql = f"SELECT * FROM synapse WHERE {col} IN ({marks}) AND {live}"
+        for row in conn.exec_driver_sql(sql, tuple(ids)).mappings():
+            d = dict(row)
+            out.setdefault(key_of("synapse", d), d)
+    return list(out.values())
+
+
+def rejection_text(proposal: Row, reason: str | None) -> str:
+    """The new reflection's content: what was proposed, why, and why it was rejected."""
+    try:
+        refs, _summary = check_params(str(proposal["kind"]), json.loads(proposal["params_json"]))
+        neurons = list(refs.neurons)
+    except (ParamError, ValueError, TypeError):
+        neurons = []
+    lines = [
+        f"Rejected proposal {proposal['id']} ({proposal['kind']}): {proposal['summary']}",
+    ]
+    if neurons:
+        lines.append("User neurons: " + " ".join(format_ref(n) for n in neurons))
+    rationale = str(proposal.get("rationale") or "").strip()
+    lines.append(f"Curator rationale: {rationale or '(none given)'}")
+    lines.append(f"Maintainer rejected: {reason.strip() if reason and reason.strip() else 'no reason given'}")
+    return "\n".join(lines)
+
+
+def _new_reflection(
+    conn: Connection, era: Era, log: EffectLog, new_id: str, proposal: Row,
+    link_to: list[str], opts: _Options, now_s: str,
+) -> None:
+    """The lesson of a rejection, as a reflection linked to what was consulted."""
+    neuron: Row = {
+        "id": new_id, "content": rejection_text(proposal, opts.reason), "type": "reflection",
+        "domain": proposal["skill"], "created_at": now_s,
+    }
+    if "updated_at" in era.neuron_cols:
+        neuron["updated_at"] = now_s
+    log.insert("neuron", [neuron])
+    if era.card_source == "fsrs_state":
+        # Spikuit's add_neuron starts every neuron with a fresh card; so do we.
+        card = Card(card_id=_fresh_card_id(new_id), due=opts.now)
+        log.insert("fsrs_state", [{"neuron_id": new_id, "card_json": card.to_json()}])
+    synapses: list[Row] = []
+    for rid in link_to:
+        for pre, post in ((new_id, rid), (rid, new_id)):
+            syn: Row = {"pre": pre, "post": post, "type": "relates_to",
+                        "weight": REFLECTION_LINK_WEIGHT}
+            if "co_fires" in era.synapse_cols:
+                syn["co_fires"] = 0
+            for col in ("created_at", "updated_at"):
+                if col in era.synapse_cols:
+                    syn[col] = now_s
+            synapses.append(syn)
+    log.insert("synapse", synapses)

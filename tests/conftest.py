@@ -1,0 +1,62 @@
+"""Shared fixtures: demo projects built by the same generator as ``brainview demo``."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec, build_project
+from brainview.services.project import Project
+from brainview.store.discovery import discover
+
+_TEMPLATES: dict[DemoSpec, tuple[Path, DemoInfo]] = {}
+
+
+def _template(spec: DemoSpec, base: Path) -> tuple[Path, DemoInfo]:
+    if spec not in _TEMPLATES:
+        root = base / f"tpl-{len(_TEMPLATES)}"
+        info = build_project(root, spec)
+        _TEMPLATES[spec] = (root, info)
+    return _TEMPLATES[spec]
+
+
+@pytest.fixture(scope="session")
+def template_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where per-session template projects are cached."""
+    return tmp_path_factory.mktemp("templates")
+
+
+@pytest.fixture
+def make_demo(tmp_path: Path, template_dir: Path):  # type: ignore[no-untyped-def]
+    """Build (or copy a cached) demo project for a spec into a fresh directory."""
+
+    def factory(spec: DemoSpec | None = None, name: str = "proj") -> tuple[Path, DemoInfo]:
+        spec = spec or DemoSpec()
+        src, info = _template(spec, template_dir)
+        dst = tmp_path / name
+        shutil.copytree(src, dst)
+        info = DemoInfo(**{**vars(info), "root": dst})
+        return dst, info
+
+    return factory
+
+
+@pytest.fixture
+def demo(make_demo) -> tuple[Path, DemoInfo]:  # type: ignore[no-untyped-def]
+    """The standard demo project (300 neurons, 150 reflections, 36 proposals)."""
+    return make_demo()
+
+
+@pytest.fixture
+def project(demo):  # type: ignore[no-untyped-def]
+    """The demo project opened read-only."""
+    with Project.open(discover(demo[0])) as p:
+        yield p
+
+
+@pytest.fixture
+def now():  # type: ignore[no-untyped-def]
+    """The frozen "now" of every demo brain."""
+    return DEMO_NOW
