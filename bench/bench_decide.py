@@ -44,7 +44,9 @@ def _proposals(info, reflections: list[str], n: int) -> list[dict]:
     users = [u for u in info.user_ids if u not in set(info.retired_user_ids)]
     return [
         {
-            "id": f"bench-{i:04d}", "skill": "curator", "kind": "note",
+            "id": f"bench-{i:04d}",
+            "skill": "curator",
+            "kind": "note",
             "params": {"neurons": [users[i % len(users)]]},
             "rationale": "benchmark proposal",
             "consulted": [{"reflection": r, "stance": "support"} for r in reflections],
@@ -61,7 +63,8 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
     try:
         cur = conn.execute(
             "UPDATE brainview_proposal SET status='accepted', version=version+1 "
-            "WHERE id=? AND status='pending'", (pid,),
+            "WHERE id=? AND status='pending'",
+            (pid,),
         )
         if cur.rowcount != 1:
             raise RuntimeError(f"{pid} not pending")
@@ -72,13 +75,18 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
             "VALUES (?,?,?,?,?,?,?,?,?)",
             (did, pid, "accept", None, "raw", now_s, None, None, "recorded"),
         )
-        fired = [r for (r,) in conn.execute(
-            "SELECT reflection_id FROM brainview_consult WHERE proposal_id=? "
-            "AND role='consulted' ORDER BY seq", (pid,))]
+        fired = [
+            r
+            for (r,) in conn.execute(
+                "SELECT reflection_id FROM brainview_consult WHERE proposal_id=? "
+                "AND role='consulted' ORDER BY seq",
+                (pid,),
+            )
+        ]
         marks = ",".join("?" * len(fired))
         syn = conn.execute(
             f"SELECT pre, post, type, weight, co_fires FROM synapse WHERE "
-            f"(pre IN ({marks}) OR post IN ({marks})) AND retired_at IS NULL",
+            f"(pre IN ({marks}) OR post IN ({marks})) AND +retired_at IS NULL",
             (*fired, *fired),
         ).fetchall()
         others = sorted({s[0] for s in syn} | {s[1] for s in syn})
@@ -86,7 +94,8 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
         last: dict[str, datetime] = {}
         for nid, ts in conn.execute(
             f"SELECT neuron_id, fired_at FROM spike WHERE neuron_id IN "
-            f"({','.join('?' * len(others))}) AND fired_at >= ?", (*others, lo),
+            f"({','.join('?' * len(others))}) AND fired_at >= ?",
+            (*others, lo),
         ):
             t = fsrs_math.parse_ts(ts)
             if t <= now and (nid not in last or t > last[nid]):
@@ -94,10 +103,14 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
         for rid in fired:
             conn.execute(
                 "INSERT INTO spike (neuron_id, grade, fired_at, session_id, notes) "
-                "VALUES (?,?,?,?,?)", (rid, 4, now_s, did, f"brainview:{pid}"),
+                "VALUES (?,?,?,?,?)",
+                (rid, 4, now_s, did, f"brainview:{pid}"),
             )
-        cards = dict(conn.execute(
-            f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})", fired))
+        cards = dict(
+            conn.execute(
+                f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})", fired
+            )
+        )
         upserts = []
         for rid in fired:
             card = fsrs_math.card_from_json(cards[rid])
@@ -105,17 +118,23 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
             upserts.append((rid, card.to_json()))
         conn.executemany(
             "INSERT INTO fsrs_state (neuron_id, card_json) VALUES (?, ?) "
-            "ON CONFLICT(neuron_id) DO UPDATE SET card_json=excluded.card_json", upserts,
+            "ON CONFLICT(neuron_id) DO UPDATE SET card_json=excluded.card_json",
+            upserts,
         )
         weights = {(p, q, t): [w, c] for p, q, t, w, c in syn}
+        touching: dict[str, list[tuple[str, str, str]]] = {}
+        for k in sorted(weights):
+            touching.setdefault(k[0], []).append(k)
+            touching.setdefault(k[1], []).append(k)
         for rid in fired:
-            for (p, q, t), wc in sorted(weights.items()):
-                other = p if q == rid else q if p == rid else None
-                if other is None or other == rid or other not in last:
+            for k in touching.get(rid, []):
+                other = k[0] if k[1] == rid else k[1]
+                if other == rid or other not in last:
                     continue
                 dt = (now - last[other]).total_seconds() / 86400
                 if 0 <= dt <= TAU:
-                    step = A_PLUS if q == rid else -A_MINUS
+                    wc = weights[k]
+                    step = A_PLUS if k[1] == rid else -A_MINUS
                     wc[0] = min(1.0, max(0.05, wc[0] + step * math.exp(-dt / TAU)))
                     wc[1] += 1
             last[rid] = now
@@ -148,8 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         total = 2 * (args.warmup + args.runs)
         sched = Scheduler(enable_fuzzing=False)
         with Project.locate(root, write_agent=True) as project:
-            intake.submit(project, _proposals(info, consulted, total), source="bench",
-                          now=DEMO_NOW)
+            intake.submit(project, _proposals(info, consulted, total), source="bench", now=DEMO_NOW)
             raw = sqlite3.connect(project.paths.agent_db, isolation_level=None, timeout=5)
             raw.execute("PRAGMA busy_timeout=5000")
             raw.execute("PRAGMA journal_mode=WAL")
@@ -163,8 +181,9 @@ def main(argv: list[str] | None = None) -> int:
 
                 def ours(pid: str = pid_a, now: datetime = now_a) -> float:
                     t0 = time.perf_counter()
-                    res = review.decide(project, pid, "accept", decider="bench", now=now,
-                                        scheduler=sched)
+                    res = review.decide(
+                        project, pid, "accept", decider="bench", now=now, scheduler=sched
+                    )
                     dt = time.perf_counter() - t0
                     nonlocal steps
                     steps = len(res.stdp)
@@ -186,15 +205,24 @@ def main(argv: list[str] | None = None) -> int:
         ours_ms = statistics.median(ours_t) * 1e3
         raw_ms = statistics.median(raw_t) * 1e3
         ratio = ours_ms / raw_ms
-        print(json.dumps({
-            "bench": "decide", "runs": args.runs, "consulted": N_CONSULTED,
-            "stdp_steps": steps, "ours_ms_median": round(ours_ms, 3),
-            "raw_ms_median": round(raw_ms, 3), "ratio": round(ratio, 3),
-            "target": args.target, "ok": ratio <= args.target,
-            "ours_ms_p90": round(sorted(ours_t)[int(0.9 * len(ours_t))] * 1e3, 3),
-            "raw_ms_p90": round(sorted(raw_t)[int(0.9 * len(raw_t))] * 1e3, 3),
-            "dir": str(base),
-        }))
+        print(
+            json.dumps(
+                {
+                    "bench": "decide",
+                    "runs": args.runs,
+                    "consulted": N_CONSULTED,
+                    "stdp_steps": steps,
+                    "ours_ms_median": round(ours_ms, 3),
+                    "raw_ms_median": round(raw_ms, 3),
+                    "ratio": round(ratio, 3),
+                    "target": args.target,
+                    "ok": ratio <= args.target,
+                    "ours_ms_p90": round(sorted(ours_t)[int(0.9 * len(ours_t))] * 1e3, 3),
+                    "raw_ms_p90": round(sorted(raw_t)[int(0.9 * len(raw_t))] * 1e3, 3),
+                    "dir": str(base),
+                }
+            )
+        )
         return 0 if ratio <= args.target else 1
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -16,7 +16,11 @@ transaction on the agent brain:
    the spike log).  Retrieved-only reflections, annotations and retired or missing
    reflections get nothing.  ``brainview_grade`` rows link decision, reflection,
    stance, grade and spike id.
-4. **STDP** (contracts §4), see :func:`_stdp`.
+4. **STDP** (contracts §4): the graded reflections fire one after another in
+   consulted order, all at ``now``, as if ``Circuit.fire`` ran for each in turn
+   (details: :func:`brainview.store.writers.write_stdp`).  "Last fired" comes from
+   the spike log, so a reflection fired earlier in the same decision co-fires with
+   Δt = 0, and a neighbour that fired 3 days ago with factor e^(−3/7).
 5. On **reject**, a new reflection neuron recording the lesson, linked by
    ``relates_to`` (both directions, weight 0.5) to every live consulted reflection.
 6. An **effect log**: every changed row with its full before/after image
@@ -39,16 +43,16 @@ Without an applier the decision is recorded only (``apply_state = 'recorded'``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
-from fsrs import Card, Scheduler
+from fsrs import Scheduler
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math, stdp
@@ -58,9 +62,22 @@ from brainview.core.refs import format_ref
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services.project import Project
 from brainview.services.review_undo import UndoResult, undo
+from brainview.store.brain import translate
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
-from brainview.store.writers import EffectLog, Row, fetch_rows, key_of
+from brainview.store.writers import (
+    EffectLog,
+    Row,
+    StdpStep,
+    consulted_of,
+    last_fires,
+    liveness,
+    touching_synapses,
+    write_cards,
+    write_reflection,
+    write_spikes,
+    write_stdp,
+)
 
 __all__ = [
     "APPLY_PENDING",
@@ -96,7 +113,7 @@ class DecisionResult:
     verdict: Verdict
     grades: list[tuple[str, str, int]]
     """``(reflection_id, stance, grade)`` in consulted order."""
-    stdp: list[tuple[str, str, str, float, float]]
+    stdp: list[StdpStep]
     """``(pre, post, type, before, after)`` for every weight step, in processing order."""
     new_reflection_id: str | None
     decided_at: str = ""
@@ -155,9 +172,17 @@ def decide(
     LockedError.  Nothing is written when it raises.
     """
     return decide_many(
-        project, [proposal_id], verdict, reason=reason, decider=decider,
-        seconds_on_screen=seconds_on_screen, now=now, write_reflections=write_reflections,
-        scheduler=scheduler, annotate_grade=annotate_grade, applier=applier,
+        project,
+        [proposal_id],
+        verdict,
+        reason=reason,
+        decider=decider,
+        seconds_on_screen=seconds_on_screen,
+        now=now,
+        write_reflections=write_reflections,
+        scheduler=scheduler,
+        annotate_grade=annotate_grade,
+        applier=applier,
     )[0]
 
 
@@ -182,8 +207,17 @@ def decide_many(
     spikes of earlier ones (STDP co-fires across the batch, Δt = 0).  If any proposal
     is not pending, the whole batch is refused.
     """
-    opts = _options(verdict, reason, decider, seconds_on_screen, now, write_reflections,
-                    scheduler, annotate_grade, applier)
+    opts = _options(
+        verdict,
+        reason,
+        decider,
+        seconds_on_screen,
+        now,
+        write_reflections,
+        scheduler,
+        annotate_grade,
+        applier,
+    )
     unique = list(dict.fromkeys(ids))
     if not unique:
         return []
@@ -191,7 +225,10 @@ def decide_many(
     with agent.write() as conn:
         if not table_exists(conn, "brainview_proposal"):
             raise NotFoundError(f"no proposal queue in {agent.path} (nothing was submitted)")
-        results = [_decide_in(conn, agent.era, pid, opts) for pid in unique]
+        try:
+            results = [_decide_in(conn, agent.era, pid, opts) for pid in unique]
+        except sqlite3.Error as err:  # raw driver statements: translate, then roll back
+            raise translate(err, agent.path) from None
     if applier is not None:
         for result in results:
             if result.verdict == "accept":
@@ -215,13 +252,17 @@ def latest_decision(conn: Connection, proposal_id: str | None = None) -> dict[st
     if not table_exists(conn, "brainview_decision"):
         return None
     where = "undone_at IS NULL" + (" AND proposal_id = :p" if proposal_id is not None else "")
-    row = conn.execute(
-        text(
-            f"SELECT * FROM brainview_decision WHERE {where} "
-            "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
-        ),
-        {"p": proposal_id},
-    ).mappings().first()
+    row = (
+        conn.execute(
+            text(
+                f"SELECT * FROM brainview_decision WHERE {where} "
+                "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
+            ),
+            {"p": proposal_id},
+        )
+        .mappings()
+        .first()
+    )
     return dict(row) if row else None
 
 
@@ -229,8 +270,14 @@ def latest_decision(conn: Connection, proposal_id: str | None = None) -> dict[st
 
 
 def _options(
-    verdict: str, reason: str | None, decider: str, seconds: float | None, now: datetime,
-    write_reflections: bool, scheduler: Scheduler | None, annotate_grade: int | None,
+    verdict: str,
+    reason: str | None,
+    decider: str,
+    seconds: float | None,
+    now: datetime,
+    write_reflections: bool,
+    scheduler: Scheduler | None,
+    annotate_grade: int | None,
     applier: Applier | None,
 ) -> _Options:
     if verdict not in VERDICT_STATUS:
@@ -245,8 +292,15 @@ def _options(
         raise InvalidInputError("annotate_grade must be 1..4")
     apply_state = APPLY_PENDING if applier is not None and verdict == "accept" else APPLY_RECORDED
     return _Options(
-        verdict, reason or None, decider, seconds, fsrs_math.ensure_utc(now),  # type: ignore[arg-type]
-        write_reflections, scheduler or _DEFAULT_SCHEDULER, annotate_grade, apply_state,
+        verdict,  # type: ignore[arg-type]
+        reason or None,
+        decider,
+        seconds,
+        fsrs_math.ensure_utc(now),
+        write_reflections,
+        scheduler or _DEFAULT_SCHEDULER,
+        annotate_grade,
+        apply_state,
     )
 
 
@@ -263,20 +317,23 @@ def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> 
             "decided_at, seconds_on_screen, new_reflection_id, apply_state) VALUES "
             "(:id, :p, :v, :r, :d, :at, :s, :n, :a)"
         ),
-        {"id": decision_id, "p": proposal_id, "v": opts.verdict, "r": opts.reason,
-         "d": opts.decider, "at": now_s, "s": opts.seconds_on_screen, "n": new_id,
-         "a": opts.apply_state},
+        {
+            "id": decision_id,
+            "p": proposal_id,
+            "v": opts.verdict,
+            "r": opts.reason,
+            "d": opts.decider,
+            "at": now_s,
+            "s": opts.seconds_on_screen,
+            "n": new_id,
+            "a": opts.apply_state,
+        },
     )
-    consulted = conn.exec_driver_sql(
-        "SELECT reflection_id, stance FROM brainview_consult WHERE proposal_id = ? "
-        "AND role = 'consulted' ORDER BY seq, reflection_id",
-        (proposal_id,),
-    ).fetchall()
-    live = _live_ids(conn, era, [r for r, _s in consulted])
+    consulted = consulted_of(conn, proposal_id)
+    live = liveness(conn, era, [r for r, _s in consulted])
     skipped: list[tuple[str, str]] = []
     plan: list[tuple[str, str, int]] = []
     for rid, stance in consulted:
-        stance = stance or "support"
         if rid not in live:
             skipped.append((rid, _why_not(rid, live)))
             continue
@@ -285,25 +342,53 @@ def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> 
             skipped.append((rid, f"{stance}: no event"))
             continue
         plan.append((rid, stance, grade))
-    last_fire = _last_fires(conn, era, [r for r, _s, _g in plan], opts.now)
-    spikes = _grade(conn, era, log, plan, decision_id, proposal_id, opts, now_s)
-    steps = _stdp(conn, era, log, plan, last_fire, opts.now, now_s)
+    # STDP inputs are read before this decision's spikes exist (see write_stdp).
+    synapses = touching_synapses(conn, era, [r for r, _s, _g in plan]) if plan else []
+    ends = {x for row in synapses for x in (row["pre"], row["post"])}
+    history = last_fires(conn, ends, opts.now, stdp.TAU_DAYS) if ends else {}
+    fired = [(rid, grade) for rid, _s, grade in plan]
+    spikes = write_spikes(log, era, fired, now_s, decision_id, f"brainview:{proposal_id}")
+    if era.card_source == "fsrs_state":
+        write_cards(log, fired, opts.now, opts.scheduler)
+    steps = write_stdp(log, era, fired, synapses, history, opts.now)
     if new_id is not None:
-        _new_reflection(conn, era, log, new_id, proposal, [r for r, _s in consulted
-                                                            if live.get(r) is True], opts, now_s)
+        linked = [r for r, _s in consulted if live.get(r)]
+        content = rejection_text(proposal, opts.reason)
+        write_reflection(
+            log,
+            era,
+            new_id,
+            content,
+            str(proposal["skill"]),
+            linked,
+            REFLECTION_LINK_WEIGHT,
+            opts.now,
+        )
     log.insert(
         "brainview_grade",
         [
-            {"decision_id": decision_id, "reflection_id": rid, "stance": stance,
-             "grade": grade, "spike_id": spike["id"], "fired_at": now_s}
+            {
+                "decision_id": decision_id,
+                "reflection_id": rid,
+                "stance": stance,
+                "grade": grade,
+                "spike_id": spike["id"],
+                "fired_at": now_s,
+            }
             for (rid, stance, grade), spike in zip(plan, spikes, strict=True)
         ],
     )
     log.flush(decision_id)
     return DecisionResult(
-        decision_id=decision_id, proposal_id=proposal_id, verdict=opts.verdict,
-        grades=plan, stdp=steps, new_reflection_id=new_id, decided_at=now_s,
-        apply_state=opts.apply_state, skipped=skipped,
+        decision_id=decision_id,
+        proposal_id=proposal_id,
+        verdict=opts.verdict,
+        grades=plan,
+        stdp=steps,
+        new_reflection_id=new_id,
+        decided_at=now_s,
+        apply_state=opts.apply_state,
+        skipped=skipped,
     )
 
 
@@ -313,9 +398,11 @@ def _why_not(rid: str, live: dict[str, bool]) -> str:
 
 def _claim(conn: Connection, log: EffectLog, proposal_id: str, verdict: Verdict) -> Row:
     """Move the proposal out of ``pending``; exactly one caller can win."""
-    before = conn.execute(
-        text("SELECT * FROM brainview_proposal WHERE id = :id"), {"id": proposal_id}
-    ).mappings().first()
+    before = (
+        conn.execute(text("SELECT * FROM brainview_proposal WHERE id = :id"), {"id": proposal_id})
+        .mappings()
+        .first()
+    )
     if before is None:
         raise NotFoundError(f"no proposal {proposal_id!r} in the queue")
     status = VERDICT_STATUS[verdict]
@@ -341,190 +428,6 @@ def _not_pending_message(conn: Connection, proposal_id: str, status: str) -> str
     return f"proposal {proposal_id} is {status}, not pending"
 
 
-def _live_ids(conn: Connection, era: Era, ids: list[str]) -> dict[str, bool]:
-    """``{id: is_live}`` for the ids that exist."""
-    if not ids:
-        return {}
-    retired = "retired_at" if era.has_retire else "NULL"
-    marks = ",".join("?" * len(ids))
-    rows = conn.exec_driver_sql(
-        f"SELECT id, {retired} FROM neuron WHERE id IN ({marks})", tuple(ids)
-    ).fetchall()
-    return {r[0]: r[1] is None for r in rows}
-
-
-def _last_fires(
-    conn: Connection, era: Era, fired: list[str], now: datetime
-) -> dict[str, datetime]:
-    """When each neighbour of the fired reflections last fired at or before ``now``
-    (within tau, from the spike log), as it stands before this decision's spikes."""
-    if not fired:
-        return {}
-    neighbours = _neighbours(conn, era, fired)
-    if not neighbours:
-        return {}
-    # Dates lead every timestamp spelling, so a date-prefix bound is safe; two days of
-    # margin cover odd offsets.  The exact window is applied after parsing.
-    lo = (now - timedelta(days=stdp.TAU_DAYS + 2)).date().isoformat()
-    out: dict[str, datetime] = {}
-    ids = sorted(neighbours)
-    for start in range(0, len(ids), 400):
-        chunk = ids[start : start + 400]
-        rows = conn.exec_driver_sql(
-            f"SELECT neuron_id, fired_at FROM spike WHERE neuron_id IN "
-            f"({','.join('?' * len(chunk))}) AND fired_at >= ?",
-            (*chunk, lo),
-        )
-        for nid, fired_at in rows:
-            try:
-                when = fsrs_math.parse_ts(str(fired_at))
-            except ValueError:
-                continue
-            if when <= now and (nid not in out or when > out[nid]):
-                out[nid] = when
-    return out
-
-
-def _neighbours(conn: Connection, era: Era, fired: list[str]) -> set[str]:
-    live = era.live_synapse("synapse")
-    marks = ",".join("?" * len(fired))
-    rows = conn.exec_driver_sql(
-        f"SELECT post FROM synapse WHERE pre IN ({marks}) AND {live} "
-        f"UNION SELECT pre FROM synapse WHERE post IN ({marks}) AND {live}",
-        (*fired, *fired),
-    )
-    return {r[0] for r in rows}
-
-
-def _fresh_card_id(neuron_id: str) -> int:
-    return int.from_bytes(hashlib.blake2b(neuron_id.encode(), digest_size=6).digest(), "big")
-
-
-def _grade(
-    conn: Connection, era: Era, log: EffectLog, plan: list[tuple[str, str, int]],
-    decision_id: str, proposal_id: str, opts: _Options, now_s: str,
-) -> list[Row]:
-    """Spike rows (+ FSRS cards where the era keeps them) for the graded reflections."""
-    if not plan:
-        return []
-    seq_before = log.snapshot_sequence("spike")
-    extra = {"session_id": decision_id, "notes": f"brainview:{proposal_id}"}
-    extra = {k: v for k, v in extra.items() if k in era.spike_cols}
-    spikes = log.insert_autoid(
-        "spike",
-        [{"neuron_id": rid, "grade": g, "fired_at": now_s, **extra} for rid, _s, g in plan],
-    )
-    log.record_sequence("spike", seq_before)
-    if era.card_source != "fsrs_state":
-        return spikes
-    stored = fetch_rows(conn, "fsrs_state", [(rid,) for rid, _s, _g in plan])
-    updates: list[tuple[Row, Row]] = []
-    inserts: list[Row] = []
-    for rid, _stance, grade in plan:
-        before = stored.get((rid,))
-        card = (
-            fsrs_math.card_from_json(before["card_json"])
-            if before is not None
-            else Card(card_id=_fresh_card_id(rid), due=opts.now)
-        )
-        reviewed, _log = opts.scheduler.review_card(
-            card, fsrs_math.GRADE_TO_RATING[grade], opts.now
-        )
-        if before is None:
-            inserts.append({"neuron_id": rid, "card_json": reviewed.to_json()})
-        else:
-            updates.append((before, {"card_json": reviewed.to_json()}))
-    log.update("fsrs_state", updates)
-    log.insert("fsrs_state", inserts)
-    return spikes
-
-
-def _stdp(
-    conn: Connection, era: Era, log: EffectLog, plan: list[tuple[str, str, int]],
-    last_fire: dict[str, datetime], now: datetime, now_s: str,
-) -> list[tuple[str, str, str, float, float]]:
-    """Spike-timing plasticity for the reflections fired by one decision.
-
-    They fire one after another **in consulted order**, all at ``now``, exactly as
-    if Spikuit's ``Circuit.fire`` had been called for each in turn: reflection *i*
-    sees the spike-log history (latest spike at or before ``now``, any grade) plus
-    the reflections fired before it in this decision (Δt = 0); reflections later in
-    the order have not fired yet.  So for two consulted reflections A then B linked
-    both ways, A's fire changes nothing between them (unless B fired within tau
-    before), and B's fire gives A→B (incoming to B) ``+a_plus`` and B→A (outgoing)
-    ``−a_minus``.  A miss changes no weight but still counts as a fire for later
-    reflections.  Every live synapse row touching the fired reflection is visited
-    (incoming by ``(pre, type)``, then outgoing by ``(post, type)``); self-loops are
-    skipped.  Each visit: clamp to [0.05, 1], ``co_fires += 1``, ``last_co_fire`` and
-    ``updated_at`` = now.
-    """
-    fired = [rid for rid, _s, _g in plan]
-    if not fired:
-        return []
-    rows = _touching(conn, era, fired)
-    current: dict[tuple[Any, ...], Row] = {}
-    originals: dict[tuple[Any, ...], Row] = {}
-    incoming: dict[str, list[tuple[Any, ...]]] = {}
-    outgoing: dict[str, list[tuple[Any, ...]]] = {}
-    for row in rows:
-        k = key_of("synapse", row)
-        originals[k] = row
-        current[k] = dict(row)
-        incoming.setdefault(row["post"], []).append(k)
-        outgoing.setdefault(row["pre"], []).append(k)
-    has = era.synapse_cols
-    steps: list[tuple[str, str, str, float, float]] = []
-    fired_now = dict(last_fire)
-    for rid, _stance, grade in plan:
-        if stdp.applies(grade):
-            edges = [("in", k) for k in sorted(incoming.get(rid, []), key=lambda k: (k[0], k[2]))]
-            edges += [("out", k) for k in sorted(outgoing.get(rid, []), key=lambda k: (k[1], k[2]))]
-            for direction, k in edges:
-                pre, post, typ = k
-                other = pre if direction == "in" else post
-                if other == rid or other not in fired_now:
-                    continue
-                dt = (now - fired_now[other]).total_seconds() / 86_400.0
-                change = stdp.delta(direction, dt)
-                if change is None:
-                    continue
-                row = current[k]
-                before_w = float(row["weight"]) if row["weight"] is not None else 0.5
-                after_w = stdp.clamp(before_w + change)
-                row["weight"] = after_w
-                if "co_fires" in has:
-                    row["co_fires"] = int(row["co_fires"] or 0) + 1
-                if "last_co_fire" in has:
-                    row["last_co_fire"] = now_s
-                if "updated_at" in has:
-                    row["updated_at"] = now_s
-                steps.append((pre, post, typ, before_w, after_w))
-        fired_now[rid] = now
-    cols = [c for c in ("weight", "co_fires", "last_co_fire", "updated_at") if c in has]
-    log.update(
-        "synapse",
-        [
-            (originals[k], {c: current[k][c] for c in cols})
-            for k in current
-            if current[k] != originals[k]
-        ],
-    )
-    return steps
-
-
-def _touching(conn: Connection, era: Era, ids: list[str]) -> list[Row]:
-    """Live synapse rows with either end in ``ids`` (each row once)."""
-    live = era.live_synapse("synapse")
-    marks = ",".join("?" * len(ids))
-    out: dict[tuple[Any, ...], Row] = {}
-    for col in ("pre", "post"):
-        sql = f"SELECT * FROM synapse WHERE {col} IN ({marks}) AND {live}"
-        for row in conn.exec_driver_sql(sql, tuple(ids)).mappings():
-            d = dict(row)
-            out.setdefault(key_of("synapse", d), d)
-    return list(out.values())
-
-
 def rejection_text(proposal: Row, reason: str | None) -> str:
     """The new reflection's content: what was proposed, why, and why it was rejected."""
     try:
@@ -539,35 +442,6 @@ def rejection_text(proposal: Row, reason: str | None) -> str:
         lines.append("User neurons: " + " ".join(format_ref(n) for n in neurons))
     rationale = str(proposal.get("rationale") or "").strip()
     lines.append(f"Curator rationale: {rationale or '(none given)'}")
-    lines.append(f"Maintainer rejected: {reason.strip() if reason and reason.strip() else 'no reason given'}")
+    why = reason.strip() if reason and reason.strip() else "no reason given"
+    lines.append(f"Maintainer rejected: {why}")
     return "\n".join(lines)
-
-
-def _new_reflection(
-    conn: Connection, era: Era, log: EffectLog, new_id: str, proposal: Row,
-    link_to: list[str], opts: _Options, now_s: str,
-) -> None:
-    """The lesson of a rejection, as a reflection linked to what was consulted."""
-    neuron: Row = {
-        "id": new_id, "content": rejection_text(proposal, opts.reason), "type": "reflection",
-        "domain": proposal["skill"], "created_at": now_s,
-    }
-    if "updated_at" in era.neuron_cols:
-        neuron["updated_at"] = now_s
-    log.insert("neuron", [neuron])
-    if era.card_source == "fsrs_state":
-        # Spikuit's add_neuron starts every neuron with a fresh card; so do we.
-        card = Card(card_id=_fresh_card_id(new_id), due=opts.now)
-        log.insert("fsrs_state", [{"neuron_id": new_id, "card_json": card.to_json()}])
-    synapses: list[Row] = []
-    for rid in link_to:
-        for pre, post in ((new_id, rid), (rid, new_id)):
-            syn: Row = {"pre": pre, "post": post, "type": "relates_to",
-                        "weight": REFLECTION_LINK_WEIGHT}
-            if "co_fires" in era.synapse_cols:
-                syn["co_fires"] = 0
-            for col in ("created_at", "updated_at"):
-                if col in era.synapse_cols:
-                    syn[col] = now_s
-            synapses.append(syn)
-    log.insert("synapse", synapses)

@@ -83,26 +83,35 @@ def undo(
             text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),
             {"at": undone_at, "by": actor, "id": did},
         )
-    return UndoResult(did, str(decision["proposal_id"]), str(decision["verdict"]),
-                      len(effects), undone_at)
+    return UndoResult(
+        did, str(decision["proposal_id"]), str(decision["verdict"]), len(effects), undone_at
+    )
 
 
 def _find(conn: Connection, decision_id: str | None) -> dict[str, Any]:
     if not table_exists(conn, "brainview_decision"):
         raise NotFoundError("no decisions recorded in this agent brain")
     if decision_id is None:
-        row = conn.execute(
-            text(
-                "SELECT * FROM brainview_decision WHERE undone_at IS NULL "
-                "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
+        row = (
+            conn.execute(
+                text(
+                    "SELECT * FROM brainview_decision WHERE undone_at IS NULL "
+                    "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
+                )
             )
-        ).mappings().first()
+            .mappings()
+            .first()
+        )
         if row is None:
             raise NotFoundError("no decision left to undo")
     else:
-        row = conn.execute(
-            text("SELECT * FROM brainview_decision WHERE id = :id"), {"id": decision_id}
-        ).mappings().first()
+        row = (
+            conn.execute(
+                text("SELECT * FROM brainview_decision WHERE id = :id"), {"id": decision_id}
+            )
+            .mappings()
+            .first()
+        )
         if row is None:
             raise NotFoundError(f"no decision {decision_id!r}")
     return dict(row)

@@ -1,32 +1,42 @@
-"""Row writers that record every change they make, so a decision can be undone exactly.
+"""Row writers for the decision path, recording every change so undo is exact.
 
-Everything here runs inside the caller's transaction (nothing opens one).  Each
-changed row is remembered once, as an :class:`Effect` — table, operation, primary
-key, and the *full* row before and after — and :meth:`EffectLog.flush` stores the
-effects as ``brainview_effect`` rows:
+Everything here runs inside the caller's transaction (nothing opens one).  Spikuit's
+tables are SQLite-only, so statements go straight to the driver connection behind the
+SQLAlchemy :class:`~sqlalchemy.Connection` (same transaction, ``?`` placeholders, no
+statement compilation or result wrapping): the decision path issues a few dozen
+statements and reads a few hundred rows, and this keeps it within 2× of hand-written
+``sqlite3``.
 
-* ``tbl``: the table name (``spike``, ``fsrs_state``, ``synapse``, ``neuron``,
-  ``brainview_proposal``, ``brainview_grade`` or ``sqlite_sequence``);
-* ``op``: ``insert`` (no row before; undo deletes it) or ``update`` (undo restores
-  the before-image);
-* ``key_json``: the primary key as a JSON object, e.g. ``{"pre": …, "post": …,
-  "type": …}``;
-* ``before_json`` / ``after_json``: every column of the row as a JSON object
-  (``null`` for "no row"); BLOBs are written as ``{"$bytes": "<hex>"}``.
+Each changed row is remembered once, as an :class:`Effect`, and
+:meth:`EffectLog.flush` stores them as ``brainview_effect`` rows:
 
-A row touched twice keeps one effect: the first before-image and the last
-after-image.  Spikuit tables are SQLite-only, so statements on them use the
-driver's ``?`` placeholders directly (no ORM, no statement compilation).
+* ``tbl``: ``spike``, ``fsrs_state``, ``synapse``, ``neuron``, ``brainview_proposal``,
+  ``brainview_grade`` or ``sqlite_sequence``;
+* ``op``: ``insert`` (no row before; undo deletes it) or ``update`` (undo writes the
+  before-image back);
+* ``key_json``: the primary key as a JSON object (``{"pre": …, "post": …, "type": …}``);
+* ``before_json`` / ``after_json``: every column of the row as a JSON object (``null``
+  = no row).  Floats keep full precision, text is ASCII-escaped so any string
+  round-trips, BLOBs are ``{"$bytes": "<hex>"}``.
+
+A row touched twice keeps one effect: the first before-image and the last after-image.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from fsrs import Card, Scheduler
 from sqlalchemy import Connection
+
+from brainview.core import fsrs_math, stdp
+from brainview.store.era import Era
 
 Row = dict[str, Any]
 KeyTuple = tuple[Any, ...]
@@ -45,30 +55,48 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
 _CHUNK = 400
 
 
-def _encode(value: Any) -> Any:
+# -- JSON images ----------------------------------------------------------------------
+
+
+def _bytes_default(value: Any) -> Any:
     if isinstance(value, bytes | bytearray | memoryview):
         return {"$bytes": bytes(value).hex()}
-    return value
+    raise TypeError(f"cannot store {type(value).__name__} in an effect image")
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"$bytes"}:
-        return bytes.fromhex(value["$bytes"])
-    return value
+def _bytes_hook(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1 and "$bytes" in obj:
+        return bytes.fromhex(obj["$bytes"])
+    return obj
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_bytes_default)
+_DECODER = json.JSONDecoder(object_hook=_bytes_hook)
 
 
 def dump_row(row: Mapping[str, Any] | None) -> str | None:
-    """A row as JSON (ASCII, so any text round-trips exactly; floats keep full precision)."""
-    if row is None:
-        return None
-    return json.dumps({k: _encode(v) for k, v in row.items()}, separators=(",", ":"))
+    """A row as JSON (``None`` stays ``None``)."""
+    return None if row is None else _ENCODER.encode(row)
 
 
 def load_row(text: str | None) -> Row | None:
     """Inverse of :func:`dump_row`."""
-    if text is None:
-        return None
-    return {k: _decode(v) for k, v in json.loads(text).items()}
+    return None if text is None else _DECODER.decode(text)
+
+
+# -- raw access ------------------------------------------------------------------------
+
+
+def driver(conn: Connection) -> sqlite3.Connection:
+    """The sqlite3 connection under ``conn`` (same transaction)."""
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    return raw
+
+
+def _dicts(cur: sqlite3.Cursor) -> list[Row]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
 def key_of(table: str, row: Mapping[str, Any]) -> KeyTuple:
@@ -83,7 +111,8 @@ def _where(table: str) -> str:
 def fetch_rows(conn: Connection, table: str, keys: Iterable[KeyTuple]) -> dict[KeyTuple, Row]:
     """Full rows by primary key, in few statements (absent keys are simply missing)."""
     cols = PRIMARY_KEYS[table]
-    unique = list(dict.fromkeys(keys))
+    unique = list(dict.fromkeys(tuple(k) for k in keys))
+    raw = driver(conn)
     out: dict[KeyTuple, Row] = {}
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start : start + _CHUNK]
@@ -91,18 +120,21 @@ def fetch_rows(conn: Connection, table: str, keys: Iterable[KeyTuple]) -> dict[K
             sql = f"SELECT * FROM {table} WHERE {cols[0]} IN ({','.join('?' * len(chunk))})"
             params: list[Any] = [k[0] for k in chunk]
         else:
-            one = "(" + _where(table) + ")"
-            sql = f"SELECT * FROM {table} WHERE " + " OR ".join([one] * len(chunk))
+            sql = f"SELECT * FROM {table} WHERE " + " OR ".join(
+                ["(" + _where(table) + ")"] * len(chunk)
+            )
             params = [v for k in chunk for v in k]
-        for row in conn.exec_driver_sql(sql, tuple(params)).mappings():
-            d = dict(row)
-            out[key_of(table, d)] = d
+        for row in _dicts(raw.execute(sql, params)):
+            out[key_of(table, row)] = row
     return out
 
 
 def fetch_row(conn: Connection, table: str, key: KeyTuple) -> Row | None:
     """One full row by primary key."""
     return fetch_rows(conn, table, [key]).get(tuple(key))
+
+
+# -- the effect log --------------------------------------------------------------------
 
 
 @dataclass
@@ -121,42 +153,36 @@ class EffectLog:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+        self.raw = driver(conn)
         self._effects: dict[tuple[str, KeyTuple], Effect] = {}
-
-    # -- recording -------------------------------------------------------------
 
     def record(self, table: str, before: Row | None, after: Row | None) -> None:
         """Remember a change already made (first before-image, last after-image win)."""
         source = after if after is not None else before
         assert source is not None
         k = key_of(table, source)
-        slot = (table, k)
-        known = self._effects.get(slot)
+        known = self._effects.get((table, k))
         if known is not None:
             known.after = after
             return
         key = dict(zip(PRIMARY_KEYS[table], k, strict=True))
-        op = "insert" if before is None else "update"
-        self._effects[slot] = Effect(table, op, key, before, after)
+        self._effects[(table, k)] = Effect(
+            table, "insert" if before is None else "update", key, before, after
+        )
 
     @property
     def effects(self) -> list[Effect]:
         """Effects in the order rows were first touched."""
         return list(self._effects.values())
 
-    # -- writing ---------------------------------------------------------------
-
     def insert(self, table: str, rows: Sequence[Row]) -> list[Row]:
-        """Insert rows that carry their whole primary key; return the stored rows.
-
-        All rows must name the same columns.  Stored rows are read back so column
-        defaults are part of the after-image.
-        """
+        """Insert rows that carry their whole primary key (all naming the same columns);
+        return the stored rows, read back so column defaults are in the after-image."""
         if not rows:
             return []
         cols = list(rows[0])
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        self.conn.exec_driver_sql(sql, [tuple(r[c] for c in cols) for r in rows])
+        self.raw.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
         keys = [key_of(table, r) for r in rows]
         stored = fetch_rows(self.conn, table, keys)
         out = [stored[k] for k in keys]
@@ -170,10 +196,11 @@ class EffectLog:
             return []
         cols = list(rows[0])
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+        cur = self.raw.cursor()
         ids: list[KeyTuple] = []
         for r in rows:
-            result = self.conn.exec_driver_sql(sql, tuple(r[c] for c in cols))
-            ids.append((result.lastrowid,))
+            cur.execute(sql, tuple(r[c] for c in cols))
+            ids.append((cur.lastrowid,))
         stored = fetch_rows(self.conn, table, ids)
         out = [stored[k] for k in ids]
         for row in out:
@@ -181,26 +208,27 @@ class EffectLog:
         return out
 
     def update(self, table: str, changes: Sequence[tuple[Row, Row]]) -> None:
-        """Apply ``(before_row, new_values)`` pairs; rows with the same columns share one
-        ``executemany``.  ``before_row`` must be the full current row."""
+        """Apply ``(full current row, new values)`` pairs; pairs changing the same
+        columns share one ``executemany``."""
         groups: dict[tuple[str, ...], list[tuple[Row, Row]]] = {}
         for before, new in changes:
             groups.setdefault(tuple(new), []).append((before, new))
         pk = PRIMARY_KEYS[table]
         for cols, items in groups.items():
             sets = ", ".join(f"{c} = ?" for c in cols)
-            sql = f"UPDATE {table} SET {sets} WHERE {_where(table)}"
-            self.conn.exec_driver_sql(
-                sql, [tuple(new[c] for c in cols) + tuple(b[c] for c in pk) for b, new in items]
+            self.raw.executemany(
+                f"UPDATE {table} SET {sets} WHERE {_where(table)}",
+                [tuple(new[c] for c in cols) + tuple(b[c] for c in pk) for b, new in items],
             )
             for before, new in items:
                 self.record(table, before, {**before, **new})
 
     def snapshot_sequence(self, name: str) -> Row | None:
         """The ``sqlite_sequence`` row of an AUTOINCREMENT table (``None`` if absent)."""
-        if not self._has_sequence_table():
-            return None
-        return fetch_row(self.conn, "sqlite_sequence", (name,))
+        found = self.raw.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'"
+        ).fetchone()
+        return fetch_row(self.conn, "sqlite_sequence", (name,)) if found else None
 
     def record_sequence(self, name: str, before: Row | None) -> None:
         """Remember how ``sqlite_sequence`` moved since :meth:`snapshot_sequence`."""
@@ -208,58 +236,312 @@ class EffectLog:
         if before != after:
             self.record("sqlite_sequence", before, after)
 
-    def _has_sequence_table(self) -> bool:
-        row = self.conn.exec_driver_sql(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'"
-        ).first()
-        return row is not None
-
     def flush(self, decision_id: str) -> int:
         """Store the effects as ``brainview_effect`` rows; return how many."""
+        enc = _ENCODER.encode
         rows = [
             (
                 decision_id,
                 seq,
                 e.tbl,
                 e.op,
-                json.dumps(e.key, separators=(",", ":")),
-                dump_row(e.before),
-                dump_row(e.after),
+                enc(e.key),
+                None if e.before is None else enc(e.before),
+                None if e.after is None else enc(e.after),
             )
             for seq, e in enumerate(self._effects.values())
         ]
-        if rows:
-            self.conn.exec_driver_sql(
-                "INSERT INTO brainview_effect (decision_id, seq, tbl, op, key_json, "
-                "before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+        self.raw.executemany(
+            "INSERT INTO brainview_effect (decision_id, seq, tbl, op, key_json, "
+            "before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
         return len(rows)
+
+
+# -- reads the decision path needs ------------------------------------------------------
+
+
+def consulted_of(conn: Connection, proposal_id: str) -> list[tuple[str, str]]:
+    """``(reflection_id, stance)`` of the consulted reflections, in consulted order."""
+    rows = driver(conn).execute(
+        "SELECT reflection_id, stance FROM brainview_consult WHERE proposal_id = ? "
+        "AND role = 'consulted' ORDER BY seq, reflection_id",
+        (proposal_id,),
+    )
+    return [(r, s or "support") for r, s in rows]
+
+
+def liveness(conn: Connection, era: Era, ids: Sequence[str]) -> dict[str, bool]:
+    """``{id: is_live}`` for those of ``ids`` that exist."""
+    retired = "retired_at" if era.has_retire else "NULL"
+    raw = driver(conn)
+    out: dict[str, bool] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        rows = raw.execute(
+            f"SELECT id, {retired} FROM neuron WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
+        out.update((nid, ret is None) for nid, ret in rows)
+    return out
+
+
+def touching_synapses(conn: Connection, era: Era, ids: Sequence[str]) -> list[Row]:
+    """Live synapse rows (full) with either end in ``ids``, each once, in key order.
+
+    The unary ``+`` keeps SQLite off ``idx_synapse_retired_at`` (which would scan
+    every live synapse) and on ``idx_synapse_pre`` / ``idx_synapse_post``.
+    """
+    live = "+retired_at IS NULL" if "retired_at" in era.synapse_cols else "1=1"
+    raw = driver(conn)
+    out: dict[KeyTuple, Row] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        for col in ("pre", "post"):
+            cur = raw.execute(f"SELECT * FROM synapse WHERE {col} IN ({marks}) AND {live}", chunk)
+            for row in _dicts(cur):
+                out.setdefault(key_of("synapse", row), row)
+    return [out[k] for k in sorted(out)]
+
+
+def last_fires(
+    conn: Connection, ids: Iterable[str], now: datetime, window_days: float
+) -> dict[str, datetime]:
+    """Each neuron's latest spike at or before ``now`` and at most ``window_days`` older.
+
+    SQLite's ``julianday`` (which reads all three timestamp spellings) picks the
+    latest row per neuron; its ``fired_at`` text is then parsed exactly in Python.
+    """
+    unique = sorted(set(ids))
+    now_s = fsrs_math.format_ts(now)
+    # Dates lead every spelling, so a date-prefix bound is index-friendly and safe;
+    # two days of margin cover odd offsets.  The exact window is applied after parsing.
+    lo = (now - timedelta(days=window_days + 2)).date().isoformat()
+    raw = driver(conn)
+    out: dict[str, datetime] = {}
+    for start in range(0, len(unique), _CHUNK):
+        chunk = unique[start : start + _CHUNK]
+        rows = raw.execute(
+            "SELECT neuron_id, fired_at, MAX(julianday(fired_at)) FROM spike "
+            f"WHERE neuron_id IN ({','.join('?' * len(chunk))}) AND fired_at >= ? "
+            "AND julianday(fired_at) <= julianday(?) GROUP BY neuron_id",
+            (*chunk, lo, now_s),
+        )
+        for nid, fired_at, _jd in rows:
+            try:
+                when = fsrs_math.parse_ts(str(fired_at))
+            except ValueError:
+                continue
+            if when <= now and (now - when).total_seconds() <= window_days * 86_400:
+                out[nid] = when
+    return out
+
+
+# -- the decision's row changes ---------------------------------------------------------
+
+
+def fresh_card(neuron_id: str, now: datetime) -> Card:
+    """A never-reviewed card, as Spikuit's ``Card()`` but with a deterministic id
+    (48 bits of a hash of the neuron id instead of the wall clock)."""
+    digest = hashlib.blake2b(neuron_id.encode(), digest_size=6).digest()
+    return Card(card_id=int.from_bytes(digest, "big"), due=now)
+
+
+def write_spikes(
+    log: EffectLog,
+    era: Era,
+    fired: Sequence[tuple[str, int]],
+    fired_at: str,
+    session_id: str,
+    notes: str,
+) -> list[Row]:
+    """One ``spike`` row per ``(neuron_id, grade)``, in order (ids ascend); the
+    ``sqlite_sequence`` move is logged too.  Columns the era lacks are left out."""
+    if not fired:
+        return []
+    seq_before = log.snapshot_sequence("spike")
+    extra = {"session_id": session_id, "notes": notes}
+    extra = {k: v for k, v in extra.items() if k in era.spike_cols}
+    rows = log.insert_autoid(
+        "spike", [{"neuron_id": n, "grade": g, "fired_at": fired_at, **extra} for n, g in fired]
+    )
+    log.record_sequence("spike", seq_before)
+    return rows
+
+
+def write_cards(
+    log: EffectLog, fired: Sequence[tuple[str, int]], now: datetime, scheduler: Scheduler
+) -> None:
+    """Review each neuron's ``fsrs_state`` card (a fresh one if none) and store it."""
+    if not fired:
+        return
+    stored = fetch_rows(log.conn, "fsrs_state", [(n,) for n, _g in fired])
+    updates: list[tuple[Row, Row]] = []
+    inserts: list[Row] = []
+    for nid, grade in fired:
+        before = stored.get((nid,))
+        card = (
+            fsrs_math.card_from_json(before["card_json"])
+            if before is not None
+            else fresh_card(nid, now)
+        )
+        card, _review_log = scheduler.review_card(card, fsrs_math.GRADE_TO_RATING[grade], now)
+        if before is None:
+            inserts.append({"neuron_id": nid, "card_json": card.to_json()})
+        else:
+            updates.append((before, {"card_json": card.to_json()}))
+    log.update("fsrs_state", updates)
+    log.insert("fsrs_state", inserts)
+
+
+StdpStep = tuple[str, str, str, float, float]
+
+
+def write_stdp(
+    log: EffectLog,
+    era: Era,
+    fired: Sequence[tuple[str, int]],
+    rows: Sequence[Row],
+    last_fire: Mapping[str, datetime],
+    now: datetime,
+) -> list[StdpStep]:
+    """STDP (contracts §4) for neurons that fire one after another, all at ``now``.
+
+    ``fired`` is processed **in order**, as if Spikuit's ``Circuit.fire`` ran for
+    each in turn: neuron *i* sees ``last_fire`` (the spike log before these fires)
+    plus the neurons fired before it here (Δt = 0); later ones have not fired yet.
+    For each live synapse row touching a neuron F that fired with grade ≥ weak —
+    incoming rows by ``(pre, type)``, then outgoing by ``(post, type)``, self-loops
+    skipped — whose other end fired within tau: incoming weight ``+ a_plus·e^(−Δt/τ)``,
+    outgoing ``− a_minus·e^(−Δt/τ)``, clamped to [0.05, 1]; ``co_fires += 1``;
+    ``last_co_fire`` and ``updated_at`` = now.  A miss changes no weight but still
+    counts as a fire for the neurons after it.  ``rows`` are the full live synapse
+    rows touching ``fired``.  Returns every step ``(pre, post, type, before, after)``.
+    """
+    now_s = fsrs_math.format_ts(now)
+    current: dict[KeyTuple, Row] = {}
+    originals: dict[KeyTuple, Row] = {}
+    incoming: dict[str, list[KeyTuple]] = {}
+    outgoing: dict[str, list[KeyTuple]] = {}
+    for row in rows:
+        k = key_of("synapse", row)
+        originals[k] = row
+        current[k] = dict(row)
+        incoming.setdefault(row["post"], []).append(k)
+        outgoing.setdefault(row["pre"], []).append(k)
+    stamp = [c for c in ("last_co_fire", "updated_at") if c in era.synapse_cols]
+    counts = "co_fires" in era.synapse_cols
+    steps: list[StdpStep] = []
+    fired_at = dict(last_fire)
+    for nid, grade in fired:
+        if stdp.applies(grade):
+            edges = [("in", k, k[0]) for k in sorted(incoming.get(nid, []), key=_by_pre)]
+            edges += [("out", k, k[1]) for k in sorted(outgoing.get(nid, []), key=_by_post)]
+            for direction, k, other in edges:
+                if other == nid or other not in fired_at:
+                    continue
+                change = stdp.delta(direction, (now - fired_at[other]).total_seconds() / 86_400)
+                if change is None:
+                    continue
+                row = current[k]
+                before = float(row["weight"]) if row["weight"] is not None else 0.5
+                row["weight"] = stdp.clamp(before + change)
+                if counts:
+                    row["co_fires"] = int(row["co_fires"] or 0) + 1
+                for col in stamp:
+                    row[col] = now_s
+                steps.append((k[0], k[1], k[2], before, row["weight"]))
+        fired_at[nid] = now
+    cols = ["weight", *(["co_fires"] if counts else []), *stamp]
+    log.update(
+        "synapse",
+        [
+            (originals[k], {c: row[c] for c in cols})
+            for k, row in current.items()
+            if row != originals[k]
+        ],
+    )
+    return steps
+
+
+def _by_pre(k: KeyTuple) -> tuple[Any, Any]:
+    return (k[0], k[2])
+
+
+def _by_post(k: KeyTuple) -> tuple[Any, Any]:
+    return (k[1], k[2])
+
+
+def write_reflection(
+    log: EffectLog,
+    era: Era,
+    neuron_id: str,
+    content: str,
+    domain: str,
+    link_to: Sequence[str],
+    weight: float,
+    now: datetime,
+) -> None:
+    """A new ``reflection`` neuron (with a fresh card where the era keeps cards in
+    ``fsrs_state``, as Spikuit's ``add_neuron`` does) and ``relates_to`` rows in both
+    directions to each of ``link_to``."""
+    now_s = fsrs_math.format_ts(now)
+    neuron: Row = {
+        "id": neuron_id,
+        "content": content,
+        "type": "reflection",
+        "domain": domain,
+        "created_at": now_s,
+    }
+    if "updated_at" in era.neuron_cols:
+        neuron["updated_at"] = now_s
+    log.insert("neuron", [neuron])
+    if era.card_source == "fsrs_state":
+        log.insert(
+            "fsrs_state",
+            [{"neuron_id": neuron_id, "card_json": fresh_card(neuron_id, now).to_json()}],
+        )
+    extra: Row = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
+    extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
+    log.insert(
+        "synapse",
+        [
+            {"pre": pre, "post": post, "type": "relates_to", "weight": weight, **extra}
+            for rid in link_to
+            for pre, post in ((neuron_id, rid), (rid, neuron_id))
+        ],
+    )
+
+
+# -- undo helpers -----------------------------------------------------------------------
 
 
 def stored_effects(conn: Connection, decision_id: str) -> list[Effect]:
     """A decision's effects in the order they were recorded."""
-    rows = conn.exec_driver_sql(
+    rows = driver(conn).execute(
         "SELECT tbl, op, key_json, before_json, after_json FROM brainview_effect "
         "WHERE decision_id = ? ORDER BY seq",
         (decision_id,),
-    ).fetchall()
+    )
     return [Effect(t, op, json.loads(k), load_row(b), load_row(a)) for t, op, k, b, a in rows]
 
 
 def delete_row(conn: Connection, table: str, key: Mapping[str, Any]) -> None:
     """Delete one row by primary key."""
-    cols = PRIMARY_KEYS[table]
-    conn.exec_driver_sql(f"DELETE FROM {table} WHERE {_where(table)}", tuple(key[c] for c in cols))
+    driver(conn).execute(
+        f"DELETE FROM {table} WHERE {_where(table)}",
+        tuple(key[c] for c in PRIMARY_KEYS[table]),
+    )
 
 
 def restore_row(conn: Connection, table: str, row: Mapping[str, Any]) -> None:
-    """Write every column of ``row`` back (the row must exist; keys do not change)."""
-    cols = [c for c in row if c not in PRIMARY_KEYS[table]]
+    """Write every column of ``row`` back (the row exists; keys do not change)."""
     pk = PRIMARY_KEYS[table]
-    sets = ", ".join(f"{c} = ?" for c in cols)
-    conn.exec_driver_sql(
-        f"UPDATE {table} SET {sets} WHERE {_where(table)}",
+    cols = [c for c in row if c not in pk]
+    driver(conn).execute(
+        f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in cols)} WHERE {_where(table)}",
         tuple(row[c] for c in cols) + tuple(row[c] for c in pk),
     )
 
@@ -267,7 +549,7 @@ def restore_row(conn: Connection, table: str, row: Mapping[str, Any]) -> None:
 def insert_row(conn: Connection, table: str, row: Mapping[str, Any]) -> None:
     """Insert one full row as recorded."""
     cols = list(row)
-    conn.exec_driver_sql(
+    driver(conn).execute(
         f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
         tuple(row[c] for c in cols),
     )

@@ -39,7 +39,7 @@ import asyncio
 import random
 import sqlite3
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ LONG_NOTE_CHARS = 30_000
 
 
 def _utc_today() -> datetime:
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
@@ -127,8 +127,14 @@ def build_spikuit_project(
     random.seed(seed)  # fsrs fuzzing uses the global `random.random`
     try:
         result = asyncio.run(
-            _build(root, n_neurons=n_neurons, with_agent=with_agent,
-                   hostile=hostile, seed=seed, anchor=anchor)
+            _build(
+                root,
+                n_neurons=n_neurons,
+                with_agent=with_agent,
+                hostile=hostile,
+                seed=seed,
+                anchor=anchor,
+            )
         )
     finally:
         random.setstate(saved_state)
@@ -142,8 +148,13 @@ def build_spikuit_project(
 
 
 async def _build(
-    root: Path, *, n_neurons: int, with_agent: bool, hostile: bool,
-    seed: int, anchor: datetime,
+    root: Path,
+    *,
+    n_neurons: int,
+    with_agent: bool,
+    hostile: bool,
+    seed: int,
+    anchor: datetime,
 ) -> dict[str, Any]:
     from spikuit_core.config import init_brain
 
@@ -154,7 +165,12 @@ async def _build(
     ids = _Ids(rng)
 
     user = await _build_user_brain(
-        config.db_path, rng=rng, ids=ids, n=n_neurons, hostile=hostile, anchor=anchor,
+        config.db_path,
+        rng=rng,
+        ids=ids,
+        n=n_neurons,
+        hostile=hostile,
+        anchor=anchor,
     )
     user["config_path"] = config.config_path
     user["spikuit_dir"] = config.spikuit_dir
@@ -166,8 +182,12 @@ async def _build(
         agent_name = f"{config.name}-agent"
         _write_agent_config(agent_dir, agent_name)
         agent = await _build_agent_brain(
-            agent_dir / "circuit.db", rng=rng, ids=ids, user=user,
-            hostile=hostile, anchor=anchor,
+            agent_dir / "circuit.db",
+            rng=rng,
+            ids=ids,
+            user=user,
+            hostile=hostile,
+            anchor=anchor,
         )
         agent["config_path"] = agent_dir / "config.toml"
         agent["spikuit_dir"] = agent_dir
@@ -208,29 +228,82 @@ def _write_agent_config(agent_dir: Path, name: str) -> None:
 
 def _user_content(i: int, domain: str | None, rng: random.Random) -> str:
     topics = {
-        "math": ["Functor", "Monoid", "Eigenvalue", "Group", "Limit", "Integral",
-                 "Matrix", "Prime", "Vector space", "Derivative", "Topology", "Ring"],
-        "french": ["Subjonctif", "Passé composé", "Imparfait", "Liaison", "Gender",
-                   "Partitive", "Conditionnel", "Pronoms", "Accord", "Négation"],
-        "history": ["Magna Carta", "Meiji Restoration", "French Revolution",
-                    "Silk Road", "Renaissance", "Cold War", "Printing press",
-                    "Industrial Revolution", "Hanseatic League"],
+        "math": [
+            "Functor",
+            "Monoid",
+            "Eigenvalue",
+            "Group",
+            "Limit",
+            "Integral",
+            "Matrix",
+            "Prime",
+            "Vector space",
+            "Derivative",
+            "Topology",
+            "Ring",
+        ],
+        "french": [
+            "Subjonctif",
+            "Passé composé",
+            "Imparfait",
+            "Liaison",
+            "Gender",
+            "Partitive",
+            "Conditionnel",
+            "Pronoms",
+            "Accord",
+            "Négation",
+        ],
+        "history": [
+            "Magna Carta",
+            "Meiji Restoration",
+            "French Revolution",
+            "Silk Road",
+            "Renaissance",
+            "Cold War",
+            "Printing press",
+            "Industrial Revolution",
+            "Hanseatic League",
+        ],
         None: ["Misc note", "Inbox item", "Loose idea"],
     }
     pool = topics[domain]
     title = f"{pool[i % len(pool)]} #{i}"
-    words = ["graph", "recall", "memory", "spike", "review", "example", "rule",
-             "exception", "definition", "proof", "context", "usage"]
+    words = [
+        "graph",
+        "recall",
+        "memory",
+        "spike",
+        "review",
+        "example",
+        "rule",
+        "exception",
+        "definition",
+        "proof",
+        "context",
+        "usage",
+    ]
     body = " ".join(rng.choice(words) for _ in range(12 + (i % 5) * 4))
     return f"# {title}\n\n{body.capitalize()}."
 
 
 async def _build_user_brain(
-    db_path: Path, *, rng: random.Random, ids: _Ids, n: int, hostile: bool,
+    db_path: Path,
+    *,
+    rng: random.Random,
+    ids: _Ids,
+    n: int,
+    hostile: bool,
     anchor: datetime,
 ) -> dict[str, Any]:
     from spikuit_core import (
-        Circuit, Grade, Neuron, Source, Spike, SynapseConfidence, SynapseType,
+        Circuit,
+        Grade,
+        Neuron,
+        Source,
+        Spike,
+        SynapseConfidence,
+        SynapseType,
     )
 
     circuit = Circuit(db_path=db_path)  # embedder=None
@@ -245,7 +318,10 @@ async def _build_user_brain(
             content = _user_content(i, domain, rng)
             if i == 4:
                 # ingest-style frontmatter; Neuron.create parses type/domain out of it
-                content = f"---\ntype: {ntype}\ndomain: {domain}\nsource: https://example.org/{i}\n---\n" + content
+                content = (
+                    f"---\ntype: {ntype}\ndomain: {domain}\nsource: https://example.org/{i}\n---\n"
+                    + content
+                )
             nid = ids.new()
             created = anchor - timedelta(days=60 - i, hours=i % 7)
             neuron = Neuron.create(content, id=nid, type=ntype, domain=domain)
@@ -257,7 +333,7 @@ async def _build_user_brain(
         # roles (fixed positions)
         merge_into, merge_source = U[10], U[11]
         retired_with_spikes = U[13]
-        retired_ref = U[14]          # referenced by an agent reflection, then retired
+        retired_ref = U[14]  # referenced by an agent reflection, then retired
         updated = U[7]
         frontmatter = U[4]
         no_domain = U[n - 1]
@@ -266,9 +342,16 @@ async def _build_user_brain(
         planned: list[tuple[str, str, SynapseType, float, SynapseConfidence, float]] = []
         used: set[tuple[str, str]] = set()
 
-        def plan(a: int, b: int, st: SynapseType, *, w: float | None = None,
-                 conf: SynapseConfidence = SynapseConfidence.EXTRACTED,
-                 score: float = 1.0, allow_dup: bool = False) -> bool:
+        def plan(
+            a: int,
+            b: int,
+            st: SynapseType,
+            *,
+            w: float | None = None,
+            conf: SynapseConfidence = SynapseConfidence.EXTRACTED,
+            score: float = 1.0,
+            allow_dup: bool = False,
+        ) -> bool:
             pre, post = U[a], U[b]
             keys = [(pre, post)] + ([(post, pre)] if st.is_bidirectional else [])
             if not allow_dup and any(k in used for k in keys):
@@ -278,18 +361,22 @@ async def _build_user_brain(
             planned.append((pre, post, st, weight, conf, score))
             return True
 
-        for i in range(3, n):                      # requires chain inside a domain
+        for i in range(3, n):  # requires chain inside a domain
             if i % 4 != 0 and i != n - 1:
                 plan(i, i - 3, SynapseType.REQUIRES)
-        for i in range(1, n - 1, 5):               # extends (cross-domain)
+        for i in range(1, n - 1, 5):  # extends (cross-domain)
             plan(i, i - 1, SynapseType.EXTENDS)
-        for i in range(0, n - 6, 7):               # contrasts (bidirectional)
+        for i in range(0, n - 6, 7):  # contrasts (bidirectional)
             plan(i, i + 6, SynapseType.CONTRASTS)
-        for i in range(0, n - 2, 4):               # relates_to (bidirectional)
-            plan(i, i + 2, SynapseType.RELATES_TO,
-                 conf=SynapseConfidence.INFERRED if i % 8 == 0 else SynapseConfidence.EXTRACTED,
-                 score=0.72 if i % 8 == 0 else 1.0)
-        for j in (3, 6, 9, 12):                    # summarizes (directed, hub U[0])
+        for i in range(0, n - 2, 4):  # relates_to (bidirectional)
+            plan(
+                i,
+                i + 2,
+                SynapseType.RELATES_TO,
+                conf=SynapseConfidence.INFERRED if i % 8 == 0 else SynapseConfidence.EXTRACTED,
+                score=0.72 if i % 8 == 0 else 1.0,
+            )
+        for j in (3, 6, 9, 12):  # summarizes (directed, hub U[0])
             plan(0, j, SynapseType.SUMMARIZES)
         # weak edges -> `remove_synapse` items in a consolidate plan (0.8*w < 0.05)
         plan(15, 8, SynapseType.RELATES_TO, w=0.055, conf=SynapseConfidence.AMBIGUOUS, score=0.4)
@@ -306,19 +393,23 @@ async def _build_user_brain(
         plan(5, 2, SynapseType.EXTENDS, allow_dup=True)
 
         ingest_n = len(planned) // 2
-        async with circuit.transaction(tag="ingest:builder", actor_id="builder-agent",
-                                       actor_kind="agent"):
+        async with circuit.transaction(
+            tag="ingest:builder", actor_id="builder-agent", actor_kind="agent"
+        ):
             for pre, post, st, w, conf, score in planned[:ingest_n]:
-                await circuit.add_synapse(pre, post, st, weight=w,
-                                          confidence=conf, confidence_score=score)
-        for pre, post, st, w, conf, score in planned[ingest_n:]:   # implicit system txs
-            await circuit.add_synapse(pre, post, st, weight=w,
-                                      confidence=conf, confidence_score=score)
+                await circuit.add_synapse(
+                    pre, post, st, weight=w, confidence=conf, confidence_score=score
+                )
+        for pre, post, st, w, conf, score in planned[ingest_n:]:  # implicit system txs
+            await circuit.add_synapse(
+                pre, post, st, weight=w, confidence=conf, confidence_score=score
+            )
 
         # an aborted (empty) changeset: status='aborted', no events
         try:
-            async with circuit.transaction(tag="manual:aborted", actor_id="builder",
-                                           actor_kind="human"):
+            async with circuit.transaction(
+                tag="manual:aborted", actor_id="builder", actor_kind="human"
+            ):
                 raise _Abort()
         except _Abort:
             pass
@@ -336,8 +427,9 @@ async def _build_user_brain(
         spike_plan: list[tuple[datetime, str, Grade, str | None, str | None]] = []
         for k in range(3 * len(studied) // 2 + 10):
             nid = studied[k % len(studied)] if k < len(studied) else rng.choice(studied)
-            fired_at = anchor - timedelta(days=rng.randint(1, 40), hours=rng.randint(0, 23),
-                                          minutes=rng.randint(0, 59))
+            fired_at = anchor - timedelta(
+                days=rng.randint(1, 40), hours=rng.randint(0, 23), minutes=rng.randint(0, 59)
+            )
             grade = grades[rng.randrange(len(grades))]
             session = f"sess-{fired_at:%Y%m%d}" if k % 3 else None
             notes = "confused with a neighbour" if k % 11 == 5 else None
@@ -351,8 +443,11 @@ async def _build_user_brain(
         spikes_by: dict[str, int] = {}
         grades_by: dict[str, list[int]] = {}
         for fired_at, nid, grade, session, notes in spike_plan:
-            await circuit.fire(Spike(neuron_id=nid, grade=grade, fired_at=fired_at,
-                                     session_id=session, notes=notes))
+            await circuit.fire(
+                Spike(
+                    neuron_id=nid, grade=grade, fired_at=fired_at, session_id=session, notes=notes
+                )
+            )
             spikes_by[nid] = spikes_by.get(nid, 0) + 1
             grades_by.setdefault(nid, []).append(int(grade))
 
@@ -360,22 +455,30 @@ async def _build_user_brain(
         n_upd = await circuit.get_neuron(updated)
         assert n_upd is not None
         n_upd.content += "\n\nEdited after review."
-        await circuit.update_neuron(n_upd)                         # neuron.update
+        await circuit.update_neuron(n_upd)  # neuron.update
 
         weight_set = planned[0]
-        async with circuit.transaction(tag="manual:weight", actor_id="cli-user",
-                                       actor_kind="human"):
-            await circuit.set_synapse_weight(weight_set[0], weight_set[1],
-                                             weight_set[2], 0.95)  # synapse.update
+        async with circuit.transaction(
+            tag="manual:weight", actor_id="cli-user", actor_kind="human"
+        ):
+            await circuit.set_synapse_weight(
+                weight_set[0], weight_set[1], weight_set[2], 0.95
+            )  # synapse.update
 
-        removed_directed = next(p for p in planned if p[2] is SynapseType.EXTENDS
-                                and p[0] not in (merge_source, merge_into)
-                                and p[1] not in (merge_source, merge_into))
-        await circuit.remove_synapse(removed_directed[0], removed_directed[1],
-                                     removed_directed[2])          # 1 synapse.retire
+        removed_directed = next(
+            p
+            for p in planned
+            if p[2] is SynapseType.EXTENDS
+            and p[0] not in (merge_source, merge_into)
+            and p[1] not in (merge_source, merge_into)
+        )
+        await circuit.remove_synapse(
+            removed_directed[0], removed_directed[1], removed_directed[2]
+        )  # 1 synapse.retire
         removed_bidir = next(p for p in planned if p[2] is SynapseType.CONTRASTS)
-        await circuit.remove_synapse(removed_bidir[0], removed_bidir[1],
-                                     removed_bidir[2])             # 2 synapse.retire
+        await circuit.remove_synapse(
+            removed_bidir[0], removed_bidir[1], removed_bidir[2]
+        )  # 2 synapse.retire
 
         src = Source(url="https://example.org/merge-source", title="Merge source ref")
         await circuit.add_source(src)
@@ -400,27 +503,34 @@ async def _build_user_brain(
         "updated": updated,
         "frontmatter": frontmatter,
         "no_domain": no_domain,
-        "removable_leaf": no_domain,   # never fired; single edge w=0.05
+        "removable_leaf": no_domain,  # never fired; single edge w=0.05
         "hub_summarizes": U[0],
         "stdp_pair": (U[2], U[0]),
         "multi_type_pair": multi_type_pair,
         "with_spikes": sorted(spikes_by),
         "spike_counts": dict(sorted(spikes_by.items())),
         "spike_grades": grades_by,
-        "weight_set": {"pre": weight_set[0], "post": weight_set[1],
-                       "type": weight_set[2].value, "weight": 0.95},
+        "weight_set": {
+            "pre": weight_set[0],
+            "post": weight_set[1],
+            "type": weight_set[2].value,
+            "weight": 0.95,
+        },
         "removed_synapses": [
-            {"pre": removed_directed[0], "post": removed_directed[1],
-             "type": removed_directed[2].value},
-            {"pre": removed_bidir[0], "post": removed_bidir[1],
-             "type": removed_bidir[2].value},
+            {
+                "pre": removed_directed[0],
+                "post": removed_directed[1],
+                "type": removed_directed[2].value,
+            },
+            {"pre": removed_bidir[0], "post": removed_bidir[1], "type": removed_bidir[2].value},
         ],
         "hostile": hostile_ids,
         "domain_of": {**domain_of},
     }
     desc = await _describe_brain(db_path)
-    _check_user_invariants(desc, ids_info, n=n, n_hostile=len(hostile_ids),
-                           n_communities=len(communities))
+    _check_user_invariants(
+        desc, ids_info, n=n, n_hostile=len(hostile_ids), n_communities=len(communities)
+    )
     return {"db_path": db_path, "ids": ids_info, **desc}
 
 
@@ -428,29 +538,55 @@ class _Abort(Exception):
     pass
 
 
-async def _add_hostile_neurons(circuit: Any, ids: _Ids, U: list[str],
-                               anchor: datetime) -> dict[str, str]:
+async def _add_hostile_neurons(
+    circuit: Any, ids: _Ids, U: list[str], anchor: datetime
+) -> dict[str, str]:
     from spikuit_core import Neuron, SynapseType
 
     hs = HOSTILE_SNIPPETS
-    long_body = ("lorem ipsum dolor sit amet " * 2000)
+    long_body = "lorem ipsum dolor sit amet " * 2000
     long_content = "# Thirty thousand characters\n\n"
     long_content += long_body[: LONG_NOTE_CHARS - len(long_content)]
     assert len(long_content) == LONG_NOTE_CHARS
     specs = [
-        ("click_markup", f"# {hs['click_markup']} title\n\nBody {hs['click_markup']} [bold red]x[/]", "hostile", "concept"),
-        ("link_markup", f"# Link {hs['link_markup']}\n\n{hs['link_markup']} and [/] stray close", "hostile", "fact"),
-        ("escapes", f"# Escapes {hs['ansi_csi']}\n\n{hs['osc52']} {hs['osc8']} {hs['ansi_csi']}", "hostile", "fact"),
+        (
+            "click_markup",
+            f"# {hs['click_markup']} title\n\nBody {hs['click_markup']} [bold red]x[/]",
+            "hostile",
+            "concept",
+        ),
+        (
+            "link_markup",
+            f"# Link {hs['link_markup']}\n\n{hs['link_markup']} and [/] stray close",
+            "hostile",
+            "fact",
+        ),
+        (
+            "escapes",
+            f"# Escapes {hs['ansi_csi']}\n\n{hs['osc52']} {hs['osc8']} {hs['ansi_csi']}",
+            "hostile",
+            "fact",
+        ),
         ("c1", f"# C1 {hs['c1_csi']}\n\nBody \x9d0;title\x9c {hs['c1_csi']}", "hostile", "concept"),
-        ("bidi", f"# Bidi {hs['bidi']}\n\n{hs['bidi']} end", "[b]hostile-domain[/b]", "[i]type[/i]"),
+        (
+            "bidi",
+            f"# Bidi {hs['bidi']}\n\n{hs['bidi']} end",
+            "[b]hostile-domain[/b]",
+            "[i]type[/i]",
+        ),
         ("long_note", long_content, "hostile", "note"),
     ]
     out: dict[str, str] = {}
     for k, (key, content, domain, ntype) in enumerate(specs):
         nid = ids.new()
-        neuron = Neuron(id=nid, content=content, type=ntype, domain=domain,
-                        created_at=anchor - timedelta(days=5, hours=k),
-                        updated_at=anchor - timedelta(days=5, hours=k))
+        neuron = Neuron(
+            id=nid,
+            content=content,
+            type=ntype,
+            domain=domain,
+            created_at=anchor - timedelta(days=5, hours=k),
+            updated_at=anchor - timedelta(days=5, hours=k),
+        )
         await circuit.add_neuron(neuron)
         out[key] = nid
     await circuit.add_synapse(out["click_markup"], U[1], SynapseType.RELATES_TO, weight=0.4)
@@ -459,11 +595,12 @@ async def _add_hostile_neurons(circuit: Any, ids: _Ids, U: list[str],
     return out
 
 
-def _check_user_invariants(desc: dict, ids_info: dict, *, n: int, n_hostile: int,
-                           n_communities: int) -> None:
+def _check_user_invariants(
+    desc: dict, ids_info: dict, *, n: int, n_hostile: int, n_communities: int
+) -> None:
     c = desc["counts"]
     assert c["neurons_total"] == n + n_hostile, c
-    assert c["neurons_retired"] == 3, c              # 2 remove_neuron + merge source
+    assert c["neurons_retired"] == 3, c  # 2 remove_neuron + merge source
     assert c["neurons_live"] == n + n_hostile - 3, c
     assert desc["stats"]["neurons"] == c["neurons_live"]
     assert desc["stats"]["neurons_retired"] == 3
@@ -480,7 +617,12 @@ def _check_user_invariants(desc: dict, ids_info: dict, *, n: int, n_hostile: int
 
 
 async def _build_agent_brain(
-    db_path: Path, *, rng: random.Random, ids: _Ids, user: dict, hostile: bool,
+    db_path: Path,
+    *,
+    rng: random.Random,
+    ids: _Ids,
+    user: dict,
+    hostile: bool,
     anchor: datetime,
 ) -> dict[str, Any]:
     from spikuit_core import Circuit, Grade, Neuron, Spike, SynapseType
@@ -496,18 +638,28 @@ async def _build_agent_brain(
 
     templates = {
         "curator": [
-            lambda a, b: f"# Merge proposal rejected\n\nProposed merging [user:{a}] and [user:{b}]. User rejected: surface keywords overlap but purposes differ.",
-            lambda a, b: f"# Link accepted\n\nAdding requires from [user:{a}] to [user:{b}] was accepted.",
+            lambda a, b: (
+                f"# Merge proposal rejected\n\nProposed merging [user:{a}] and [user:{b}]. User rejected: surface keywords overlap but purposes differ."
+            ),
+            lambda a, b: (
+                f"# Link accepted\n\nAdding requires from [user:{a}] to [user:{b}] was accepted."
+            ),
             lambda a, b: f"# Domain rename\n\nUser prefers fine-grained domains; see [user:{a}].",
         ],
         "tutor": [
-            lambda a, b: f"# Hint failed\n\nAnalogy hint for [user:{a}] failed; a worked example from [user:{b}] succeeded.",
-            lambda a, b: f"# Prerequisite gap\n\nLearner missed [user:{a}] until [user:{b}] was reviewed first.",
+            lambda a, b: (
+                f"# Hint failed\n\nAnalogy hint for [user:{a}] failed; a worked example from [user:{b}] succeeded."
+            ),
+            lambda a, b: (
+                f"# Prerequisite gap\n\nLearner missed [user:{a}] until [user:{b}] was reviewed first."
+            ),
             lambda a, b: f"# Pace\n\nShort sessions work better for [user:{a}].",
         ],
         "qabot": [
             lambda a, b: f"# Citation style\n\nAnswer citing [user:{a}] was rejected as too long.",
-            lambda a, b: f"# Good answer\n\nCombining [user:{a}] with [user:{b}] produced an accepted answer.",
+            lambda a, b: (
+                f"# Good answer\n\nCombining [user:{a}] with [user:{b}] produced an accepted answer."
+            ),
             lambda a, b: f"# Retrieval miss\n\nQuery about dates should have surfaced [user:{a}].",
         ],
     }
@@ -531,8 +683,14 @@ async def _build_agent_brain(
                 aid = ids.new("refl-") if k % 2 else ids.new()
                 ref_list = [r for r in (a, b) if f"[user:{r}]" in content]
                 created = anchor - timedelta(days=20 - k)
-                neuron = Neuron(id=aid, content=content, type="reflection", domain=dom,
-                                created_at=created, updated_at=created)
+                neuron = Neuron(
+                    id=aid,
+                    content=content,
+                    type="reflection",
+                    domain=dom,
+                    created_at=created,
+                    updated_at=created,
+                )
                 await circuit.add_neuron(neuron)
                 A.append(aid)
                 refs[aid] = ref_list
@@ -541,11 +699,14 @@ async def _build_agent_brain(
         if hostile:
             aid = ids.new()
             u = pick()
-            content = (f"# {HOSTILE_SNIPPETS['click_markup']}\n\nReflection on [user:{u}] "
-                       f"{HOSTILE_SNIPPETS['link_markup']} {HOSTILE_SNIPPETS['osc52']} "
-                       f"{HOSTILE_SNIPPETS['bidi']} [user:[b]{u}[/b]]")
-            await circuit.add_neuron(Neuron(id=aid, content=content, type="reflection",
-                                            domain="curator"))
+            content = (
+                f"# {HOSTILE_SNIPPETS['click_markup']}\n\nReflection on [user:{u}] "
+                f"{HOSTILE_SNIPPETS['link_markup']} {HOSTILE_SNIPPETS['osc52']} "
+                f"{HOSTILE_SNIPPETS['bidi']} [user:[b]{u}[/b]]"
+            )
+            await circuit.add_neuron(
+                Neuron(id=aid, content=content, type="reflection", domain="curator")
+            )
             A.append(aid)
             refs[aid] = [u]
             domain_of[aid] = "curator"
@@ -559,12 +720,17 @@ async def _build_agent_brain(
         await circuit.add_synapse(A[5], A[7], SynapseType.RELATES_TO, weight=0.058)
 
         # accepted -> strong, rejected -> miss (design doc grading)
-        agent_spikes = [(A[0], Grade.MISS, 9), (A[1], Grade.STRONG, 8),
-                        (A[0], Grade.STRONG, 7), (A[4], Grade.FIRE, 3)]
+        agent_spikes = [
+            (A[0], Grade.MISS, 9),
+            (A[1], Grade.STRONG, 8),
+            (A[0], Grade.STRONG, 7),
+            (A[4], Grade.FIRE, 3),
+        ]
         spikes_by: dict[str, int] = {}
         for aid, grade, days in agent_spikes:
-            await circuit.fire(Spike(neuron_id=aid, grade=grade,
-                                     fired_at=anchor - timedelta(days=days)))
+            await circuit.fire(
+                Spike(neuron_id=aid, grade=grade, fired_at=anchor - timedelta(days=days))
+            )
             spikes_by[aid] = spikes_by.get(aid, 0) + 1
     finally:
         await circuit.close()
@@ -600,22 +766,40 @@ async def _describe_brain(db_path: Path) -> dict[str, Any]:
     con = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         q = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
-        per_domain = {d: c for d, c in con.execute(
-            "SELECT domain, COUNT(*) FROM neuron WHERE retired_at IS NULL "
-            "GROUP BY domain ORDER BY domain")}
-        per_type = {t: c for t, c in con.execute(
-            "SELECT type, COUNT(*) FROM neuron WHERE retired_at IS NULL "
-            "GROUP BY type ORDER BY type")}
-        syn_types = {t: c for t, c in con.execute(
-            "SELECT type, COUNT(*) FROM synapse WHERE retired_at IS NULL "
-            "GROUP BY type ORDER BY type")}
-        events = {op: c for op, c in con.execute(
-            "SELECT op, COUNT(*) FROM event GROUP BY op ORDER BY op")}
-        multi = [(a, b) for a, b in con.execute(
-            "SELECT pre, post FROM synapse WHERE retired_at IS NULL "
-            "GROUP BY pre, post HAVING COUNT(*) > 1 ORDER BY pre, post")]
-        cs_status = {s: c for s, c in con.execute(
-            "SELECT status, COUNT(*) FROM changeset GROUP BY status")}
+        per_domain = {
+            d: c
+            for d, c in con.execute(
+                "SELECT domain, COUNT(*) FROM neuron WHERE retired_at IS NULL "
+                "GROUP BY domain ORDER BY domain"
+            )
+        }
+        per_type = {
+            t: c
+            for t, c in con.execute(
+                "SELECT type, COUNT(*) FROM neuron WHERE retired_at IS NULL "
+                "GROUP BY type ORDER BY type"
+            )
+        }
+        syn_types = {
+            t: c
+            for t, c in con.execute(
+                "SELECT type, COUNT(*) FROM synapse WHERE retired_at IS NULL "
+                "GROUP BY type ORDER BY type"
+            )
+        }
+        events = {
+            op: c for op, c in con.execute("SELECT op, COUNT(*) FROM event GROUP BY op ORDER BY op")
+        }
+        multi = [
+            (a, b)
+            for a, b in con.execute(
+                "SELECT pre, post FROM synapse WHERE retired_at IS NULL "
+                "GROUP BY pre, post HAVING COUNT(*) > 1 ORDER BY pre, post"
+            )
+        ]
+        cs_status = {
+            s: c for s, c in con.execute("SELECT status, COUNT(*) FROM changeset GROUP BY status")
+        }
         counts = {
             "neurons_total": q("SELECT COUNT(*) FROM neuron"),
             "neurons_live": q("SELECT COUNT(*) FROM neuron WHERE retired_at IS NULL"),
@@ -623,8 +807,10 @@ async def _describe_brain(db_path: Path) -> dict[str, Any]:
             "synapse_rows_total": q("SELECT COUNT(*) FROM synapse"),
             "synapse_rows_live": q("SELECT COUNT(*) FROM synapse WHERE retired_at IS NULL"),
             "synapse_rows_retired": q("SELECT COUNT(*) FROM synapse WHERE retired_at IS NOT NULL"),
-            "synapse_pairs_live": q("SELECT COUNT(*) FROM (SELECT DISTINCT pre, post FROM synapse "
-                                    "WHERE retired_at IS NULL)"),
+            "synapse_pairs_live": q(
+                "SELECT COUNT(*) FROM (SELECT DISTINCT pre, post FROM synapse "
+                "WHERE retired_at IS NULL)"
+            ),
             "multi_type_pairs": multi,
             "synapse_types_live": syn_types,
             "per_domain": per_domain,

@@ -32,11 +32,14 @@ def test_07_counts_agree_with_rows(project) -> None:  # type: ignore[no-untyped-
     assert project.user.era.name == "0.7"
     u = data["user"]
     assert u["neurons"] == _rows(db, "SELECT COUNT(*) FROM neuron WHERE retired_at IS NULL")[0][0]
-    assert u["neurons_retired"] == _rows(
-        db, "SELECT COUNT(*) FROM neuron WHERE retired_at IS NOT NULL"
-    )[0][0]
+    assert (
+        u["neurons_retired"]
+        == _rows(db, "SELECT COUNT(*) FROM neuron WHERE retired_at IS NOT NULL")[0][0]
+    )
     assert u["synapses"] == _rows(db, "SELECT COUNT(*) FROM synapse WHERE retired_at IS NULL")[0][0]
-    doms = dict(_rows(db, "SELECT domain, COUNT(*) FROM neuron WHERE retired_at IS NULL GROUP BY 1"))
+    doms = dict(
+        _rows(db, "SELECT domain, COUNT(*) FROM neuron WHERE retired_at IS NULL GROUP BY 1")
+    )
     assert u["domains"] == doms
     a = data["agent"]
     skills = dict(
@@ -141,13 +144,18 @@ def test_user_refs_resolve_live_retired_dangling(project, demo) -> None:  # type
     text = f"See [user:{live}] and [user:{retired}] but not [user:n-doesnotexist] [user:{live}]"
     refs = resolve(project, text)
     assert [(r.neuron_id, r.status) for r in refs] == [
-        (live, "live"), (retired, "retired"), ("n-doesnotexist", "dangling")
+        (live, "live"),
+        (retired, "retired"),
+        ("n-doesnotexist", "dangling"),
     ]
     assert refs[0].title
 
 
 def test_vectorised_r_matches_pyfsrs_on_demo_cards(project, now) -> None:  # type: ignore[no-untyped-def]
-    cards = [Card.from_json(j) for (j,) in _rows(project.paths.user_db, "SELECT card_json FROM fsrs_state")]
+    cards = [
+        Card.from_json(j)
+        for (j,) in _rows(project.paths.user_db, "SELECT card_json FROM fsrs_state")
+    ]
     stab = np.array([c.stability for c in cards], dtype=float)
     last = np.array([c.last_review.timestamp() for c in cards])
     ours = fsrs_math.retrievability(stab, last, now)

@@ -111,7 +111,8 @@ class TriageScreen(Screen[None]):
         self.detail: ProposalDetail | None = None
         self.shown_at = time.monotonic()
         self.session_decisions: list[str] = []
-        self.signature: tuple[int, int, int] = (0, 0, 0)
+        self.signature: tuple[int, int, int] | None = None
+        """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.busy = False
 
     def compose(self) -> ComposeResult:
@@ -148,6 +149,42 @@ class TriageScreen(Screen[None]):
         self.query_one("#agent-side").border_title = "agent brain"
         self.reload()
         self.set_interval(self.POLL_SECONDS, self.poll)
+
+    def _columns_for(self, pane_width: int) -> None:
+        """Fixed column widths (deterministic layout); summary takes what is left."""
+        table = self.query_one("#queue", DataTable)
+        fixed = {"mark": 1, "flag": 1, "kind": 8, "age": 3, "consulted": 2}
+        summary = max(12, pane_width - sum(fixed.values()) - 2 * 6 - 3)
+        if getattr(self, "_summary_width", None) == summary:
+            return
+        self._summary_width = summary
+        table.clear(columns=True)
+        for label, key in (
+            ("", "mark"),
+            ("", "flag"),
+            ("kind", "kind"),
+            ("summary", "summary"),
+            ("age", "age"),
+            ("c", "consulted"),
+        ):
+            table.add_column(label, key=key, width=summary if key == "summary" else fixed[key])
+        if self.rows:
+            self._fill_table(self.rows)
+
+    def on_resize(self) -> None:
+        width = self.query_one("#queue-pane").size.width
+        if width:
+            self._columns_for(width)
+
+    def _fill_table(self, rows: list[QueueRow]) -> None:
+        table = self.query_one("#queue", DataTable)
+        now_ts = self.app.now().timestamp()  # type: ignore[attr-defined]
+        cursor = table.cursor_row
+        table.clear()
+        for row in rows:
+            table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+        if rows:
+            table.move_cursor(row=max(0, min(cursor, len(rows) - 1)), animate=False)
 
     # -- loading ---------------------------------------------------------------
 
@@ -187,7 +224,7 @@ class TriageScreen(Screen[None]):
         """Notice proposals added or decided by another process (cheap fingerprint)."""
         from brainview.services.queue import signature
 
-        if self.busy:
+        if self.busy or self.signature is None:
             return
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -198,6 +235,8 @@ class TriageScreen(Screen[None]):
             self.app.call_from_thread(self._external_change, sig)
 
     def _external_change(self, sig: tuple[int, int, int]) -> None:
+        if self.signature is None or sig == self.signature:
+            return
         if sig[0] > self.signature[0]:
             added = sig[0] - self.signature[0]
             self.notify(f"{added} new proposal(s) arrived", title="Queue")
@@ -207,10 +246,7 @@ class TriageScreen(Screen[None]):
     def show_queue(self, message: QueueLoaded) -> None:
         self.rows, self.total, self.signature = message.rows, message.total, message.signature
         table = self.query_one("#queue", DataTable)
-        now_ts = self.app.now().timestamp()  # type: ignore[attr-defined]
-        table.clear()
-        for row in self.rows:
-            table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+        self._fill_table(self.rows)
         self._update_title()
         ids = [r.id for r in self.rows]
         if message.keep in ids:

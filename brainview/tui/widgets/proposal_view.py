@@ -149,6 +149,20 @@ def render_agent_side(d: ProposalDetail) -> RenderableType:
     return Group(*parts)
 
 
+KIND_SHORT = {
+    "merge_neurons": "merge",
+    "retire_neuron": "retire",
+    "add_synapse": "+link",
+    "remove_synapse": "-link",
+    "set_synapse_weight": "weight",
+    "set_domain": "domain",
+    "rename_domain": "rename",
+    "merge_domains": "mergedom",
+    "edit_content": "edit",
+    "note": "note",
+}
+
+
 def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore[no-untyped-def]
     """One queue line: mark, flag, kind, summary, age, consulted."""
     from brainview.core.fsrs_math import parse_ts
@@ -164,7 +178,7 @@ def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore
     return [
         Text("●" if marked else " "),
         Text("⚠" if row.stale else " "),
-        Text(one_line(row.kind, 20)),
+        Text(KIND_SHORT.get(row.kind, one_line(row.kind, 8))),
         Text(first_line(row.summary, 60)),
         Text(age, justify="right"),
         Text(str(row.n_consulted), justify="right"),

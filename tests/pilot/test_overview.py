@@ -1,0 +1,91 @@
+"""Overview: paints at once, fills in from workers, reports a missing agent brain."""
+
+from __future__ import annotations
+
+import shutil
+
+from brainview.demo.generator import DEMO_NOW
+from brainview.store.discovery import discover
+from brainview.tui.app import make_app
+from brainview.tui.clock import frozen
+from brainview.tui.widgets.retention_plot import RetentionPlot
+from brainview.tui.widgets.vitals import Vitals
+from tests.tui_helpers import settle
+
+
+async def test_overview_fills_in_counts(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+    async with app.run_test(size=(120, 40)) as pilot:
+        user = app.screen.query_one("#user-vitals", Vitals)
+        await settle(pilot)
+        assert user.data is not None and user.data["neurons"] == 300
+        agent = app.screen.query_one("#agent-vitals", Vitals)
+        assert agent.proposals is not None and agent.proposals["pending"] == 36
+        plot = app.screen.query_one("#agent-retention", RetentionPlot)
+        assert plot.summary is not None and sum(plot.summary.counts) > 100
+
+
+async def test_loading_state_before_workers(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from brainview.services import stats
+
+    root, _ = demo
+    gate = threading.Event()
+    real = stats.project_stats
+
+    def slow(project):  # type: ignore[no-untyped-def]
+        gate.wait(10)
+        return real(project)
+
+    monkeypatch.setattr(stats, "project_stats", slow)
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.1)
+        vitals = app.screen.query_one("#user-vitals", Vitals)
+        # Painted, but nothing counted yet: a loading line instead of numbers.
+        assert vitals.data is None
+        assert "counting" in str(vitals.render())
+        gate.set()
+        await settle(pilot)
+        assert vitals.data is not None and vitals.data["neurons"] == 300
+
+
+async def test_no_agent_brain_is_shown_clearly(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    shutil.rmtree(root / ".spikuit" / "agent")
+    app = make_app(discover(root), clock=frozen(DEMO_NOW))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "overview"
+        agent = app.screen.query_one("#agent-vitals", Vitals)
+        assert "No agent brain yet" in agent.missing
+
+
+async def test_starts_on_triage_when_pending(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "triage"
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.current_mode == "overview"
+
+
+async def test_help_lists_effective_keys(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        from textual.widgets import DataTable
+
+        table = app.screen.query_one("#help-keys", DataTable)
+        actions = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert "Accept" in actions and "Reject" in actions and "Help" in actions
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.current_mode == "triage"

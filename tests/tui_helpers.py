@@ -1,0 +1,18 @@
+"""Helpers for pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from textual.worker import WorkerError
+
+
+async def settle(pilot, rounds: int = 4) -> None:  # type: ignore[no-untyped-def]
+    """Wait until workers are done and their messages handled (several rounds).
+
+    A worker may be created but not started yet when we ask; then we just pause.
+    """
+    for _ in range(rounds):
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerError:
+            pass
+        await pilot.pause(0.05)
