@@ -30,6 +30,7 @@ from brainview.services import intake, review
 from brainview.services.project import Project
 from brainview.store import brain as brain_mod
 from brainview.store.brain import open_brain
+from brainview.store.writers import fresh_card
 
 NOW = DEMO_NOW + timedelta(minutes=10)
 NOW_S = fsrs_math.format_ts(NOW)
@@ -292,7 +293,7 @@ def test_reflection_without_a_card_gets_a_fresh_deterministic_one(triangle: Demo
     c = card(sql(triangle), "r-y")
     assert c is not None and c["stability"] is not None
     assert fsrs_math.parse_ts(c["last_review"]) == NOW
-    assert c["card_id"] == review.write_cards.__globals__["fresh_card"]("r-y", NOW).card_id
+    assert c["card_id"] == fresh_card("r-y", NOW).card_id
 
 
 def test_replay_era_writes_only_spikes(demo: DemoInfo) -> None:
@@ -590,11 +591,12 @@ def test_read_only_agent_brain_writes_nothing(demo: DemoInfo) -> None:
         review.decide(p, pid, "accept", decider="x", now=NOW)
     # A file SQLite can only open read-only (root ignores chmod, so build that case).
     with project(demo, write=False) as p:
+        original = p.require_agent()
         ro = open_brain(agent_db(demo), "agent", write=False)
         p.agent = dataclasses.replace(ro, writable=True)
         with pytest.raises(ReadOnlyError):
             review.decide(p, pid, "accept", decider="x", now=NOW)
-        ro.dispose()
+        original.dispose()
     assert dump(demo) == snapshot
 
 
