@@ -92,13 +92,14 @@ def raw_decide(conn: sqlite3.Connection, pid: str, now: datetime, sched: Schedul
         others = sorted({s[0] for s in syn} | {s[1] for s in syn})
         lo = (now - timedelta(days=TAU + 2)).date().isoformat()
         last: dict[str, datetime] = {}
-        for nid, ts in conn.execute(
-            f"SELECT neuron_id, fired_at FROM spike WHERE neuron_id IN "
-            f"({','.join('?' * len(others))}) AND fired_at >= ?",
-            (*others, lo),
-        ):
+        for nid, ts, _jd in conn.execute(
+            "SELECT neuron_id, fired_at, MAX(julianday(fired_at)) FROM spike WHERE neuron_id IN "
+            f"({','.join('?' * len(others))}) AND fired_at >= ? "
+            "AND julianday(fired_at) <= julianday(?) GROUP BY neuron_id",
+            (*others, lo, now_s),
+        ).fetchall():
             t = fsrs_math.parse_ts(ts)
-            if t <= now and (nid not in last or t > last[nid]):
+            if (now - t).total_seconds() <= TAU * 86400:
                 last[nid] = t
         for rid in fired:
             conn.execute(

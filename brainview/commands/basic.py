@@ -21,10 +21,10 @@ def _paths(args: argparse.Namespace):  # noqa: ANN202 - BrainPaths
 
 def open_app(args: argparse.Namespace) -> int:
     """Validate the brains first (clean errors), then run the app."""
-    from brainview.services.project import Project
+    from brainview.store.light import validate
 
     paths = _paths(args)
-    Project.open(paths).close()
+    validate(paths)  # one clear line for bad input, before any terminal takeover
     from brainview.tui.app import run_app
 
     return run_app(paths, screen=getattr(args, "screen", None))

@@ -62,7 +62,7 @@ from brainview.core.refs import format_ref
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services.project import Project
 from brainview.services.review_undo import UndoResult, undo
-from brainview.store.brain import translate
+from brainview.store.brain_check import translate_sqlite
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.writers import (
@@ -70,6 +70,7 @@ from brainview.store.writers import (
     Row,
     StdpStep,
     consulted_of,
+    fetch_row,
     last_fires,
     liveness,
     touching_synapses,
@@ -223,12 +224,10 @@ def decide_many(
         return []
     agent = project.require_agent()
     with agent.write() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            raise NotFoundError(f"no proposal queue in {agent.path} (nothing was submitted)")
         try:
             results = [_decide_in(conn, agent.era, pid, opts) for pid in unique]
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
-            raise translate(err, agent.path) from None
+            raise translate_sqlite(err, agent.path) from None
     if applier is not None:
         for result in results:
             if result.verdict == "accept":
@@ -334,8 +333,8 @@ def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> 
     skipped: list[tuple[str, str]] = []
     plan: list[tuple[str, str, int]] = []
     for rid, stance in consulted:
-        if rid not in live:
-            skipped.append((rid, _why_not(rid, live)))
+        if not live.get(rid):
+            skipped.append((rid, "retired" if rid in live else "missing"))
             continue
         grade = grade_for(stance, opts.verdict, annotate_grade=opts.annotate_grade)
         if grade is None:
@@ -392,17 +391,14 @@ def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> 
     )
 
 
-def _why_not(rid: str, live: dict[str, bool]) -> str:
-    return "retired" if rid in live else "missing"
-
-
 def _claim(conn: Connection, log: EffectLog, proposal_id: str, verdict: Verdict) -> Row:
     """Move the proposal out of ``pending``; exactly one caller can win."""
-    before = (
-        conn.execute(text("SELECT * FROM brainview_proposal WHERE id = :id"), {"id": proposal_id})
-        .mappings()
-        .first()
-    )
+    try:
+        before = fetch_row(conn, "brainview_proposal", (proposal_id,))
+    except sqlite3.OperationalError as err:
+        if "no such table" not in str(err):
+            raise
+        raise NotFoundError("no proposal queue in the agent brain yet") from None
     if before is None:
         raise NotFoundError(f"no proposal {proposal_id!r} in the queue")
     status = VERDICT_STATUS[verdict]
@@ -415,9 +411,9 @@ def _claim(conn: Connection, log: EffectLog, proposal_id: str, verdict: Verdict)
     ).rowcount
     if claimed != 1:
         raise ConflictError(_not_pending_message(conn, proposal_id, str(before["status"])))
-    row = dict(before)
-    log.record("brainview_proposal", row, {**row, "status": status, "version": row["version"] + 1})
-    return row
+    after = {**before, "status": status, "version": before["version"] + 1}
+    log.record("brainview_proposal", before, after)
+    return before
 
 
 def _not_pending_message(conn: Connection, proposal_id: str, status: str) -> str:

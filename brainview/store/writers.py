@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -74,9 +74,34 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), default=_bytes_default)
 _DECODER = json.JSONDecoder(object_hook=_bytes_hook)
 
 
+def _fast_encoder() -> Callable[[Any], str]:
+    """CPython's C encoder built once (``JSONEncoder.encode`` rebuilds it per call,
+    which is most of the effect log's cost); the public encoder when unavailable or
+    when its output would differ."""
+    try:
+        from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
+
+        make = c_make_encoder(
+            None, _bytes_default, encode_basestring_ascii, None, ":", ",", False, False, True
+        )
+
+        def encode(obj: Any) -> str:
+            return "".join(make(obj, 0))
+
+        sample = {"s": 'é\u202e\x85"}', "f": 0.1 + 0.2, "i": -3, "n": None, "b": b"\x00"}
+        if encode(sample) == _ENCODER.encode(sample):
+            return encode
+    except Exception:  # noqa: BLE001 - any surprise: use the public API
+        pass
+    return _ENCODER.encode
+
+
+_encode = _fast_encoder()
+
+
 def dump_row(row: Mapping[str, Any] | None) -> str | None:
     """A row as JSON (``None`` stays ``None``)."""
-    return None if row is None else _ENCODER.encode(row)
+    return None if row is None else _encode(row)
 
 
 def load_row(text: str | None) -> Row | None:
@@ -116,16 +141,14 @@ def fetch_rows(conn: Connection, table: str, keys: Iterable[KeyTuple]) -> dict[K
     out: dict[KeyTuple, Row] = {}
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start : start + _CHUNK]
-        if len(cols) == 1:
-            sql = f"SELECT * FROM {table} WHERE {cols[0]} IN ({','.join('?' * len(chunk))})"
-            params: list[Any] = [k[0] for k in chunk]
-        else:
-            sql = f"SELECT * FROM {table} WHERE " + " OR ".join(
-                ["(" + _where(table) + ")"] * len(chunk)
-            )
-            params = [v for k in chunk for v in k]
-        for row in _dicts(raw.execute(sql, params)):
-            out[key_of(table, row)] = row
+        # By the first key column (indexed everywhere), then exact keys in Python.
+        firsts = list(dict.fromkeys(k[0] for k in chunk))
+        wanted = set(chunk)
+        sql = f"SELECT * FROM {table} WHERE {cols[0]} IN ({','.join('?' * len(firsts))})"
+        for row in _dicts(raw.execute(sql, firsts)):
+            k = key_of(table, row)
+            if k in wanted:
+                out[k] = row
     return out
 
 
@@ -238,7 +261,7 @@ class EffectLog:
 
     def flush(self, decision_id: str) -> int:
         """Store the effects as ``brainview_effect`` rows; return how many."""
-        enc = _ENCODER.encode
+        enc = _encode
         rows = [
             (
                 decision_id,
@@ -299,10 +322,12 @@ def touching_synapses(conn: Connection, era: Era, ids: Sequence[str]) -> list[Ro
     for start in range(0, len(ids), _CHUNK):
         chunk = list(ids[start : start + _CHUNK])
         marks = ",".join("?" * len(chunk))
-        for col in ("pre", "post"):
-            cur = raw.execute(f"SELECT * FROM synapse WHERE {col} IN ({marks}) AND {live}", chunk)
-            for row in _dicts(cur):
-                out.setdefault(key_of("synapse", row), row)
+        cur = raw.execute(
+            f"SELECT * FROM synapse WHERE (pre IN ({marks}) OR post IN ({marks})) AND {live}",
+            chunk + chunk,
+        )
+        for row in _dicts(cur):
+            out[key_of("synapse", row)] = row
     return [out[k] for k in sorted(out)]
 
 

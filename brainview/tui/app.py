@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding
 
-from brainview.services.project import Project
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
+
+if TYPE_CHECKING:
+    from brainview.services.project import Project
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 if not STYLES.is_dir():  # editable install / source checkout: styles/ at the top level
@@ -67,16 +69,14 @@ class BrainviewApp(App[int]):
         """Triage when proposals are pending, else the overview."""
         if not self.paths.agent_exists:
             return "overview"
-        try:
-            from brainview.services.queue import pending_total
+        from brainview.store.light import pending_count
 
-            with self.open_project() as project:
-                return "triage" if pending_total(project) else "overview"
-        except Exception:  # noqa: BLE001 - fall back; the overview reports errors
-            return "overview"
+        return "triage" if pending_count(self.paths) else "overview"
 
     def open_project(self, *, write_agent: bool = False, write_user: bool = False) -> Project:
-        """A fresh :class:`Project` for one worker's unit of work."""
+        """A fresh :class:`Project` for one worker's unit of work (imports the store lazily)."""
+        from brainview.services.project import Project
+
         return Project.open(self.paths, write_agent=write_agent, write_user=write_user)
 
     def action_go(self, name: str) -> None:

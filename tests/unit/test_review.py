@@ -6,8 +6,6 @@ import dataclasses
 import json
 import math
 import multiprocessing
-import os
-import shutil
 import sqlite3
 import threading
 from datetime import timedelta
@@ -18,7 +16,7 @@ import pytest
 from fsrs import Scheduler
 
 from brainview.core import fsrs_math
-from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec, build_project
+from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import (
     ConflictError,
     InvalidInputError,
@@ -28,7 +26,6 @@ from brainview.errors import (
 )
 from brainview.services import intake, review
 from brainview.services.project import Project
-from brainview.store import brain as brain_mod
 from brainview.store.brain import open_brain
 from brainview.store.writers import fresh_card
 
@@ -42,17 +39,11 @@ NOT_COMPARED = {"brainview_decision", "brainview_effect", "brainview_grade"}
 # -- fixtures and helpers ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> DemoInfo:
-    return build_project(tmp_path_factory.mktemp("tpl") / "p", DemoSpec())
-
-
 @pytest.fixture
-def demo(template: DemoInfo, tmp_path: Path) -> DemoInfo:
-    """A fresh copy of the demo project for each test."""
-    root = tmp_path / "p"
-    shutil.copytree(template.root, root)
-    return dataclasses.replace(template, root=root)
+def demo(make_demo: Any) -> DemoInfo:
+    """A fresh copy of the standard demo project (conftest's cached template)."""
+    _root, info = make_demo()
+    return info
 
 
 def agent_db(info: DemoInfo) -> Path:
@@ -65,7 +56,7 @@ def sql(info: DemoInfo) -> sqlite3.Connection:
     return conn
 
 
-def project(info: DemoInfo, *, write: bool = True) -> Project:
+def open_project(info: DemoInfo, *, write: bool = True) -> Project:
     return Project.locate(info.root, write_agent=write)
 
 
@@ -89,7 +80,7 @@ def propose(
         "retrieved": list(retrieved),
         "created_at": fsrs_math.format_ts(DEMO_NOW),
     }
-    with project(info) as p:
+    with open_project(info) as p:
         intake.submit(p, [raw], source="test", now=DEMO_NOW)
     return pid
 
@@ -98,12 +89,12 @@ def decide(info: DemoInfo, pid: str, verdict: str, **kw: Any) -> review.Decision
     kw.setdefault("decider", "alice")
     kw.setdefault("now", NOW)
     kw.setdefault("scheduler", NOFUZZ)
-    with project(info) as p:
+    with open_project(info) as p:
         return review.decide(p, pid, verdict, **kw)  # type: ignore[arg-type]
 
 
 def undo(info: DemoInfo, decision_id: str | None = None) -> review.UndoResult:
-    with project(info) as p:
+    with open_project(info) as p:
         return review.undo(p, decision_id, now=NOW + timedelta(minutes=1), actor="alice")
 
 
@@ -149,9 +140,9 @@ def reviewed_reflections(info: DemoInfo, n: int) -> list[str]:
     out = []
     for rid in info.reflection_ids:
         c = card(conn, rid)
-        if c and c["stability"] and c["last_review"]:
-            if fsrs_math.parse_ts(c["last_review"]) < NOW - timedelta(days=2):
-                out.append(rid)
+        last = c and c["stability"] and c["last_review"]
+        if last and fsrs_math.parse_ts(last) < NOW - timedelta(days=2):
+            out.append(rid)
         if len(out) == n:
             break
     conn.close()
@@ -301,7 +292,7 @@ def test_replay_era_writes_only_spikes(demo: DemoInfo) -> None:
     conn.execute("DROP TABLE fsrs_state")
     (a,) = [r for r in demo.reflection_ids[:1]]
     pid = propose(demo, [(a, "support")])
-    with project(demo) as p:
+    with open_project(demo) as p:
         assert p.require_agent().era.card_source == "replay"
         res = review.decide(p, pid, "accept", decider="bob", now=NOW, scheduler=NOFUZZ)
     assert res.grades == [(a, "support", 4)]
@@ -587,10 +578,10 @@ def test_unknown_proposal_and_bad_input(demo: DemoInfo) -> None:
 def test_read_only_agent_brain_writes_nothing(demo: DemoInfo) -> None:
     snapshot = dump(demo)
     pid = demo.proposal_ids[0]
-    with project(demo, write=False) as p, pytest.raises(ReadOnlyError):
+    with open_project(demo, write=False) as p, pytest.raises(ReadOnlyError):
         review.decide(p, pid, "accept", decider="x", now=NOW)
     # A file SQLite can only open read-only (root ignores chmod, so build that case).
-    with project(demo, write=False) as p:
+    with open_project(demo, write=False) as p:
         original = p.require_agent()
         ro = open_brain(agent_db(demo), "agent", write=False)
         p.agent = dataclasses.replace(ro, writable=True)
@@ -600,15 +591,16 @@ def test_read_only_agent_brain_writes_nothing(demo: DemoInfo) -> None:
     assert dump(demo) == snapshot
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write read-only files")
 def test_read_only_file_is_refused(demo: DemoInfo) -> None:
+    snapshot = dump(demo)
     agent_db(demo).chmod(0o444)
     with pytest.raises(ReadOnlyError):
-        project(demo)
+        decide(demo, demo.proposal_ids[0], "accept")
+    assert dump(demo) == snapshot
 
 
 def test_locked_agent_brain(demo: DemoInfo, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(brain_mod, "BUSY_TIMEOUT_S", 0.1)
+    monkeypatch.setenv("BRAINVIEW_BUSY_TIMEOUT", "0.1")
     holder = sql(demo)
     holder.execute("BEGIN IMMEDIATE")
     try:
@@ -622,10 +614,10 @@ def test_decide_many_is_all_or_nothing(demo: DemoInfo) -> None:
     p1, p2, p3 = demo.proposal_ids[:3]
     decide(demo, p3, "accept")
     snapshot = dump(demo)
-    with project(demo) as p, pytest.raises(ConflictError, match=p3):
+    with open_project(demo) as p, pytest.raises(ConflictError, match=p3):
         review.decide_many(p, [p1, p2, p3], "reject", decider="a", now=NOW, scheduler=NOFUZZ)
     assert dump(demo) == snapshot
-    with project(demo) as p:
+    with open_project(demo) as p:
         results = review.decide_many(p, [p1, p2, p1], "reject", decider="a", now=NOW)
         with p.require_agent().read() as conn:
             assert review.pending_count(conn) == len(demo.proposal_ids) - 3
@@ -703,11 +695,11 @@ def test_two_processes_deciding_one_proposal_exactly_one_wins(demo: DemoInfo) ->
 
 
 def test_pending_count_and_latest_decision(demo: DemoInfo) -> None:
-    with project(demo) as p, p.require_agent().read() as conn:
+    with open_project(demo) as p, p.require_agent().read() as conn:
         assert review.pending_count(conn) == len(demo.proposal_ids)
         assert review.latest_decision(conn) is None
     res = decide(demo, demo.proposal_ids[0], "accept")
-    with project(demo) as p, p.require_agent().read() as conn:
+    with open_project(demo) as p, p.require_agent().read() as conn:
         assert review.pending_count(conn) == len(demo.proposal_ids) - 1
         latest = review.latest_decision(conn)
         assert latest is not None and latest["id"] == res.decision_id

@@ -39,7 +39,8 @@ class OverviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.action_reload()
+        # Paint first; start the reads once the first frame is out.
+        self.call_after_refresh(self.action_reload)
 
     def action_reload(self) -> None:
         """Start the background reads (stats first, then distributions)."""

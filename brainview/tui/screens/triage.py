@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -20,8 +20,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from brainview.core.safe_text import one_line
-from brainview.services.detail import ProposalDetail
-from brainview.services.queue import SORTS, QueueRow
 from brainview.tui.widgets.proposal_view import (
     queue_cells,
     render_agent_side,
@@ -29,6 +27,12 @@ from brainview.tui.widgets.proposal_view import (
     render_user_side,
 )
 from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+if TYPE_CHECKING:
+    from brainview.services.detail import ProposalDetail
+    from brainview.services.queue import QueueRow
+
+SORTS = ("age", "newest", "kind", "consulted")
 
 
 @dataclass

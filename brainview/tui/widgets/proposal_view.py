@@ -6,13 +6,17 @@ and is placed in ``Text`` objects, never parsed as markup.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from brainview.core.grading import GRADE_NAMES, grade_for
 from brainview.core.safe_text import first_line, one_line, safe_text
-from brainview.services.detail import ProposalDetail, ReflectionView
+
+if TYPE_CHECKING:
+    from brainview.services.detail import ProposalDetail, ReflectionView
 
 STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
 GRADE_MARK = {1: "✗", 2: "~", 3: "✓", 4: "✓✓"}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
-from brainview.services.retention import RetentionSummary
+if TYPE_CHECKING:
+    from brainview.services.retention import RetentionSummary
 
 LABELS = [f"{i / 10:.1f}" for i in range(10)]
 

@@ -1,0 +1,60 @@
+"""Shared bench helpers: cached brains from the demo generator, interleaved timing."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from brainview.demo.generator import DemoSpec, build_project
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+
+SIZES = {
+    "demo": DemoSpec(),
+    "20k": DemoSpec(user_neurons=20_000, reflections=5_000, proposals=200, seed=7),
+    "large": DemoSpec(
+        user_neurons=1_000_000, reflections=100_000, proposals=2_000, seed=11, spiked_fraction=0.3
+    ),
+}
+
+
+def brain(size: str) -> Path:
+    """Build (once) and return a project of the named size."""
+    root = CACHE / size
+    if not (root / ".spikuit" / "agent" / "circuit.db").exists():
+        import shutil
+
+        shutil.rmtree(root, ignore_errors=True)
+        t = time.perf_counter()
+        build_project(root, SIZES[size])
+        print(f"# built {size} in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+    return root
+
+
+def interleave(
+    sides: dict[str, Callable[[], float]], runs: int
+) -> dict[str, dict[str, float]]:
+    """Run each side in turn ``runs`` times; medians, min and max per side (seconds)."""
+    samples: dict[str, list[float]] = {k: [] for k in sides}
+    for _ in range(runs):
+        for name, fn in sides.items():
+            samples[name].append(fn())
+    return {
+        k: {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+        for k, v in samples.items()
+    }
+
+
+def wall(cmd: list[str], **kw: object) -> Callable[[], float]:
+    """A side that times one subprocess run."""
+
+    def run() -> float:
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, **kw)  # type: ignore[call-overload]
+        return time.perf_counter() - t
+
+    return run
