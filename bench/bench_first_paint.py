@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-
 import subprocess
+import sys
 import time
 
 from common import brain, interleave
@@ -25,6 +24,7 @@ def first_frame(cmd: list[str]):  # type: ignore[no-untyped-def]
         return float(out.strip().splitlines()[-1]) - start
 
     return run
+
 
 MINIMAL = """
 from textual.app import App
@@ -72,8 +72,17 @@ def main() -> None:
         args.runs,
     )
     ratio = res["brainview"]["median"] / res["minimal textual"]["median"]
-    print(json.dumps({"bench": "first_paint", "size": args.size, "ratio": round(ratio, 2),
-                      "target": 2.0, **res}))
+    print(
+        json.dumps(
+            {
+                "bench": "first_paint",
+                "size": args.size,
+                "ratio": round(ratio, 2),
+                "target": 2.0,
+                **res,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

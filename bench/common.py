@@ -35,9 +35,7 @@ def brain(size: str) -> Path:
     return root
 
 
-def interleave(
-    sides: dict[str, Callable[[], float]], runs: int
-) -> dict[str, dict[str, float]]:
+def interleave(sides: dict[str, Callable[[], float]], runs: int) -> dict[str, dict[str, float]]:
     """Run each side in turn ``runs`` times; medians, min and max per side (seconds)."""
     samples: dict[str, list[float]] = {k: [] for k in sides}
     for _ in range(runs):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from textual.worker import WorkerError
 
 
@@ -11,8 +13,6 @@ async def settle(pilot, rounds: int = 4) -> None:  # type: ignore[no-untyped-def
     A worker may be created but not started yet when we ask; then we just pause.
     """
     for _ in range(rounds):
-        try:
+        with contextlib.suppress(WorkerError):
             await pilot.app.workers.wait_for_complete()
-        except WorkerError:
-            pass
         await pilot.pause(0.05)

@@ -21,11 +21,15 @@ transaction on the agent brain:
    (details: :func:`brainview.store.writers.write_stdp`).  "Last fired" comes from
    the spike log, so a reflection fired earlier in the same decision co-fires with
    Δt = 0, and a neighbour that fired 3 days ago with factor e^(−3/7).
-5. On **reject**, a new reflection neuron recording the lesson, linked by
-   ``relates_to`` (both directions, weight 0.5) to every live consulted reflection.
-6. An **effect log**: every changed row with its full before/after image
-   (:mod:`brainview.store.writers`), so :func:`~brainview.services.review_undo.undo`
-   is exact.  ``sqlite_sequence`` for ``spike`` is part of it.
+5. On **reject** (unless ``write_reflections=False``), a new reflection recording the
+   lesson — the proposal's summary, ``[user:<id>]`` refs to the user neurons it
+   named, the curator's rationale, ``Maintainer rejected: <reason>`` — with a fresh
+   card (as Spikuit's ``add_neuron``) and ``relates_to`` links (both directions,
+   weight 0.5) to every live consulted reflection.
+6. An **effect log**: every changed row with its full before-image and its
+   after-image (:mod:`brainview.store.writers` has the format), so
+   :func:`~brainview.services.review_undo.undo` is exact.  ``sqlite_sequence`` for
+   ``spike`` is part of it.
 
 FSRS: the default scheduler is ``fsrs.Scheduler()`` — Spikuit's own, fuzzing on, so
 ``due`` dates carry the same random jitter ``spkt`` would give.  Pass
@@ -37,8 +41,13 @@ due=now)`` so replays are deterministic.
 Applying an accepted change to the *user* brain is a separate step after the
 commit: pass ``applier`` and the decision is written with ``apply_state =
 'pending'`` (the intent), then ``applier(project, result)`` runs in its own
-user-brain transaction and owns the ``apply_state`` transitions and recovery.
-Without an applier the decision is recorded only (``apply_state = 'recorded'``).
+user-brain transaction and owns the ``apply_state`` transitions and recovery (its
+errors propagate; the decision stays committed with the intent open).  Without an
+applier the decision is recorded only (``apply_state = 'recorded'``).
+
+Statements run on the driver connection under the SQLAlchemy one (same transaction;
+see :mod:`brainview.store.writers`); the claim stays plain portable SQL decided by
+its row count.  ``skip`` is a UI matter and writes nothing.
 """
 
 from __future__ import annotations
@@ -70,6 +79,7 @@ from brainview.store.writers import (
     Row,
     StdpStep,
     consulted_of,
+    driver,
     fetch_row,
     last_fires,
     liveness,
@@ -310,23 +320,21 @@ def _decide_in(conn: Connection, era: Era, proposal_id: str, opts: _Options) -> 
     decision_id = f"dec-{uuid.uuid4().hex[:12]}"
     reject_note = opts.verdict == "reject" and opts.write_reflections
     new_id = f"r-{uuid.uuid4().hex[:12]}" if reject_note else None
-    conn.execute(
-        text(
-            "INSERT INTO brainview_decision (id, proposal_id, verdict, reason, decider, "
-            "decided_at, seconds_on_screen, new_reflection_id, apply_state) VALUES "
-            "(:id, :p, :v, :r, :d, :at, :s, :n, :a)"
+    driver(conn).execute(
+        "INSERT INTO brainview_decision (id, proposal_id, verdict, reason, decider, "
+        "decided_at, seconds_on_screen, new_reflection_id, apply_state) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            decision_id,
+            proposal_id,
+            opts.verdict,
+            opts.reason,
+            opts.decider,
+            now_s,
+            opts.seconds_on_screen,
+            new_id,
+            opts.apply_state,
         ),
-        {
-            "id": decision_id,
-            "p": proposal_id,
-            "v": opts.verdict,
-            "r": opts.reason,
-            "d": opts.decider,
-            "at": now_s,
-            "s": opts.seconds_on_screen,
-            "n": new_id,
-            "a": opts.apply_state,
-        },
     )
     consulted = consulted_of(conn, proposal_id)
     live = liveness(conn, era, [r for r, _s in consulted])
@@ -402,13 +410,17 @@ def _claim(conn: Connection, log: EffectLog, proposal_id: str, verdict: Verdict)
     if before is None:
         raise NotFoundError(f"no proposal {proposal_id!r} in the queue")
     status = VERDICT_STATUS[verdict]
-    claimed = conn.execute(
-        text(
-            "UPDATE brainview_proposal SET status = :s, version = version + 1 "
-            "WHERE id = :id AND status = 'pending'"
-        ),
-        {"s": status, "id": proposal_id},
-    ).rowcount
+    # The claim: portable SQL, decided by the row count (run on the driver connection
+    # like the rest of this transaction's statements, to keep the path short).
+    claimed = (
+        driver(conn)
+        .execute(
+            "UPDATE brainview_proposal SET status = ?, version = version + 1 "
+            "WHERE id = ? AND status = 'pending'",
+            (status, proposal_id),
+        )
+        .rowcount
+    )
     if claimed != 1:
         raise ConflictError(_not_pending_message(conn, proposal_id, str(before["status"])))
     after = {**before, "status": status, "version": before["version"] + 1}

@@ -21,6 +21,7 @@ they point to.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -30,6 +31,7 @@ from sqlalchemy import Connection, text
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
 from brainview.services.project import Project
+from brainview.store.brain_check import translate_sqlite
 from brainview.store.readmodel import table_exists
 from brainview.store.writers import (
     Effect,
@@ -73,11 +75,14 @@ def undo(
                 f"decision {did} was applied to the user brain "
                 f"(apply_state={decision['apply_state']}); it cannot be undone here"
             )
-        effects = stored_effects(conn, did)
-        for effect in effects:
-            _check(conn, did, effect)
-        for effect in reversed(effects):
-            _revert(conn, effect)
+        try:
+            effects = stored_effects(conn, did)
+            for effect in effects:
+                _check(conn, did, effect)
+            for effect in reversed(effects):
+                _revert(conn, effect)
+        except sqlite3.Error as err:  # raw driver statements: translate, then roll back
+            raise translate_sqlite(err, agent.path) from None
         undone_at = fsrs_math.format_ts(now)
         conn.execute(
             text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),

@@ -38,8 +38,6 @@ def busy_timeout() -> float:
         return BUSY_TIMEOUT_S
 
 
-
-
 @dataclass
 class Brain:
     """One open brain file."""

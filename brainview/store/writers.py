@@ -3,8 +3,8 @@
 Everything here runs inside the caller's transaction (nothing opens one).  Spikuit's
 tables are SQLite-only, so statements go straight to the driver connection behind the
 SQLAlchemy :class:`~sqlalchemy.Connection` (same transaction, ``?`` placeholders, no
-statement compilation or result wrapping): the decision path issues a few dozen
-statements and reads a few hundred rows, and this keeps it within 2× of hand-written
+statement compilation or result wrapping): a decision issues a dozen statements and
+reads a few hundred rows, and ``bench/bench_decide.py`` holds it to 2× hand-written
 ``sqlite3``.
 
 Each changed row is remembered once, as an :class:`Effect`, and
@@ -15,9 +15,15 @@ Each changed row is remembered once, as an :class:`Effect`, and
 * ``op``: ``insert`` (no row before; undo deletes it) or ``update`` (undo writes the
   before-image back);
 * ``key_json``: the primary key as a JSON object (``{"pre": …, "post": …, "type": …}``);
-* ``before_json`` / ``after_json``: every column of the row as a JSON object (``null``
-  = no row).  Floats keep full precision, text is ASCII-escaped so any string
-  round-trips, BLOBs are ``{"$bytes": "<hex>"}``.
+* ``before_json``: every column of the row before, as a JSON object (``null`` for
+  an insert);
+* ``after_json``: for an insert, every column of the new row; for an update, only
+  the columns whose value changed (the full after-image is ``{**before, **after}``;
+  this halves what a decision writes, e.g. a synapse update stores 4 columns, not 11,
+  and a long proposal rationale is not stored twice).
+
+Floats keep full precision, text is ASCII-escaped so any string round-trips, BLOBs
+are ``{"$bytes": "<hex>"}``.  :func:`stored_effects` returns full images again.
 
 A row touched twice keeps one effect: the first before-image and the last after-image.
 """
@@ -30,6 +36,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from operator import itemgetter
 from typing import Any
 
 from fsrs import Card, Scheduler
@@ -75,9 +82,9 @@ _DECODER = json.JSONDecoder(object_hook=_bytes_hook)
 
 
 def _fast_encoder() -> Callable[[Any], str]:
-    """CPython's C encoder built once (``JSONEncoder.encode`` rebuilds it per call,
-    which is most of the effect log's cost); the public encoder when unavailable or
-    when its output would differ."""
+    """CPython's C encoder, built once: ``JSONEncoder.encode`` rebuilds it on every
+    call, a third of the cost for a small row.  Falls back to the public encoder when
+    the private hook is missing or its output differs."""
     try:
         from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
 
@@ -121,12 +128,22 @@ def driver(conn: Connection) -> sqlite3.Connection:
 
 def _dicts(cur: sqlite3.Cursor) -> list[Row]:
     names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    return [dict(zip(names, r)) for r in cur.fetchall()]  # noqa: B905 - same width by SQL
+
+
+def _getter(cols: tuple[str, ...]) -> Callable[[Mapping[str, Any]], KeyTuple]:
+    get = itemgetter(*cols)
+    if len(cols) == 1:
+        return lambda row: (get(row),)
+    return get  # type: ignore[return-value]
+
+
+_KEY_GETTERS = {table: _getter(cols) for table, cols in PRIMARY_KEYS.items()}
 
 
 def key_of(table: str, row: Mapping[str, Any]) -> KeyTuple:
     """The primary-key values of ``row``."""
-    return tuple(row[c] for c in PRIMARY_KEYS[table])
+    return _KEY_GETTERS[table](row)
 
 
 def _where(table: str) -> str:
@@ -214,18 +231,23 @@ class EffectLog:
         return out
 
     def insert_autoid(self, table: str, rows: Sequence[Row]) -> list[Row]:
-        """Insert rows whose integer ``id`` the database assigns; return the stored rows."""
+        """Insert rows whose integer ``id`` the database assigns; return the stored rows
+        in the given order.
+
+        Inside our write transaction nobody else inserts, and SQLite gives new rows
+        rowids above the current maximum, so the rows past the old maximum are ours.
+        """
         if not rows:
             return []
         cols = list(rows[0])
+        top = self.raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        cur = self.raw.cursor()
-        ids: list[KeyTuple] = []
-        for r in rows:
-            cur.execute(sql, tuple(r[c] for c in cols))
-            ids.append((cur.lastrowid,))
-        stored = fetch_rows(self.conn, table, ids)
-        out = [stored[k] for k in ids]
+        self.raw.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
+        out = _dicts(
+            self.raw.execute(f"SELECT * FROM {table} WHERE rowid > ? ORDER BY rowid", (top,))
+        )
+        if len(out) != len(rows):
+            raise RuntimeError(f"{table}: inserted {len(rows)} rows but found {len(out)}")
         for row in out:
             self.record(table, None, row)
         return out
@@ -248,10 +270,12 @@ class EffectLog:
 
     def snapshot_sequence(self, name: str) -> Row | None:
         """The ``sqlite_sequence`` row of an AUTOINCREMENT table (``None`` if absent)."""
-        found = self.raw.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'"
-        ).fetchone()
-        return fetch_row(self.conn, "sqlite_sequence", (name,)) if found else None
+        try:
+            cur = self.raw.execute("SELECT * FROM sqlite_sequence WHERE name = ?", (name,))
+        except sqlite3.OperationalError:  # no AUTOINCREMENT table in this file yet
+            return None
+        found = _dicts(cur)
+        return found[0] if found else None
 
     def record_sequence(self, name: str, before: Row | None) -> None:
         """Remember how ``sqlite_sequence`` moved since :meth:`snapshot_sequence`."""
@@ -270,7 +294,7 @@ class EffectLog:
                 e.op,
                 enc(e.key),
                 None if e.before is None else enc(e.before),
-                None if e.after is None else enc(e.after),
+                None if e.after is None else enc(_delta(e.before, e.after)),
             )
             for seq, e in enumerate(self._effects.values())
         ]
@@ -280,6 +304,17 @@ class EffectLog:
             rows,
         )
         return len(rows)
+
+
+def _delta(before: Row | None, after: Row) -> Row:
+    """``after`` as stored: whole for an insert, the changed columns for an update."""
+    if before is None:
+        return after
+    return {
+        c: v
+        for c, v in after.items()
+        if c not in before or type(before[c]) is not type(v) or before[c] != v
+    }
 
 
 # -- reads the decision path needs ------------------------------------------------------
@@ -450,7 +485,7 @@ def write_stdp(
     originals: dict[KeyTuple, Row] = {}
     incoming: dict[str, list[KeyTuple]] = {}
     outgoing: dict[str, list[KeyTuple]] = {}
-    for row in rows:
+    for row in sorted(rows, key=_KEY_GETTERS["synapse"]):
         k = key_of("synapse", row)
         originals[k] = row
         current[k] = dict(row)
@@ -462,8 +497,10 @@ def write_stdp(
     fired_at = dict(last_fire)
     for nid, grade in fired:
         if stdp.applies(grade):
-            edges = [("in", k, k[0]) for k in sorted(incoming.get(nid, []), key=_by_pre)]
-            edges += [("out", k, k[1]) for k in sorted(outgoing.get(nid, []), key=_by_post)]
+            # Keys were collected in (pre, post, type) order, so these are already by
+            # (pre, type) and (post, type).
+            edges = [("in", k, k[0]) for k in incoming.get(nid, ())]
+            edges += [("out", k, k[1]) for k in outgoing.get(nid, ())]
             for direction, k, other in edges:
                 if other == nid or other not in fired_at:
                     continue
@@ -489,14 +526,6 @@ def write_stdp(
         ],
     )
     return steps
-
-
-def _by_pre(k: KeyTuple) -> tuple[Any, Any]:
-    return (k[0], k[2])
-
-
-def _by_post(k: KeyTuple) -> tuple[Any, Any]:
-    return (k[1], k[2])
 
 
 def write_reflection(
@@ -550,7 +579,13 @@ def stored_effects(conn: Connection, decision_id: str) -> list[Effect]:
         "WHERE decision_id = ? ORDER BY seq",
         (decision_id,),
     )
-    return [Effect(t, op, json.loads(k), load_row(b), load_row(a)) for t, op, k, b, a in rows]
+    out = []
+    for tbl, op, key, before_json, after_json in rows:
+        before, after = load_row(before_json), load_row(after_json)
+        if before is not None and after is not None:
+            after = {**before, **after}
+        out.append(Effect(tbl, op, json.loads(key), before, after))
+    return out
 
 
 def delete_row(conn: Connection, table: str, key: Mapping[str, Any]) -> None:

@@ -24,9 +24,10 @@ FSRS fuzz (global ``random`` is seeded and restored) all derive from
 ``seed``.  Timestamps chosen by the builder (neuron created_at, spike
 fired_at) are offsets from ``anchor`` (default: today 00:00 UTC).  Timestamps
 spikuit stamps itself (synapse created_at/updated_at, retired_at, changeset /
-event ``at``, predecessor ``at``, fsrs ``card_id``) and the uuid-based
-changeset/event ids are NOT deterministic.  STDP weights only depend on
-spike time differences, so ``_graph_state_hash`` (the consolidate plan's
+event ``at``, predecessor ``at``, fsrs ``card_id``, and the ``due`` of
+never-reviewed cards, which is the wall-clock time of ``add_neuron``) and the
+uuid-based changeset/event ids are NOT deterministic; reviewed cards are.
+STDP weights only depend on spike time differences, so ``_graph_state_hash`` (the consolidate plan's
 ``state_hash``) is identical across builds with the same arguments.
 
 Requires ``spikuit-core[engine]==0.7.1``.  ``n_neurons=40`` builds both brains
@@ -43,7 +44,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_spikuit_project", "HOSTILE_SNIPPETS", "USER_DOMAINS", "AGENT_DOMAINS"]
+__all__ = [
+    "AGENT_DOMAINS",
+    "HOSTILE_SNIPPETS",
+    "USER_DOMAINS",
+    "abuild_spikuit_project",
+    "build_spikuit_project",
+]
 
 USER_DOMAINS = ("math", "french", "history")
 USER_TYPES = ("concept", "fact", "procedure")
@@ -98,25 +105,78 @@ def build_spikuit_project(
 ) -> dict[str, Any]:
     """Create a Spikuit 0.7.1 project under ``root`` and describe it.
 
+    Synchronous (uses ``asyncio.run``); inside a running event loop use
+    :func:`abuild_spikuit_project` instead.
+
     Args:
         root: project directory (created if missing; must not contain
-            ``.spikuit/`` yet).
-        n_neurons: number of regular user neurons (>= 16).  Hostile neurons
+            ``.spikuit/`` yet).  Its name becomes ``[brain] name``.
+        n_neurons: number of regular user neurons (>= 20).  Hostile neurons
             are extra.
         with_agent: also build ``root/.spikuit/agent/`` (reflection brain).
-        hostile: add neurons whose content carries Rich markup, ANSI/OSC/C1
-            escapes, bidi overrides and a 30,000-char note.
+        hostile: add 6 user neurons (+1 agent reflection) whose content carries
+            Rich markup, ANSI/OSC/C1 escapes, bidi overrides, a 30,000-char note.
         seed: drives ids, contents, topology, weights, spikes, FSRS fuzz.
         anchor: reference "now" for created_at / fired_at offsets
             (default: today 00:00 UTC).  Must be timezone-aware.
 
-    Returns:
-        A dict; see ``_describe_brain`` and the module docstring.  Key
-        entries: ``user`` / ``agent`` (``db_path``, ``config_path``,
-        ``ids``, ``counts``, ``stats``), ``build_seconds``.
+    Returns::
+
+        {
+          "root", "seed", "anchor", "spikuit_version", "build_seconds",
+          "user": {
+            "db_path", "config_path", "spikuit_dir", "brain_name",
+            "ids": {
+              "all", "regular",              # creation order (regular + hostile)
+              "retired",                     # [retired_with_spikes, retired_ref]
+              "retired_all",                 # + merge source (3 retired rows)
+              "merge": {"source", "into", "result"},   # result = merge_neurons() dict
+              "retired_with_spikes", "retired_ref", "updated", "frontmatter",
+              "no_domain", "removable_leaf", "hub_summarizes",
+              "stdp_pair",                   # (earlier, later) co-fired relates_to pair
+              "multi_type_pair",             # (pre, post) with 2 live synapse types
+              "with_spikes", "spike_counts", "spike_grades",
+              "weight_set", "removed_synapses", "hostile": {key: id}, "domain_of",
+            },
+            "counts": {...},   # straight from SQLite, see _describe_brain
+            "stats": {...},    # Circuit.stats() of a fresh Circuit == `spkt stats --json`
+          },
+          "agent": None | {
+            "db_path", "config_path", "spikuit_dir", "brain_name",
+            "ids": {"all", "refs": {agent_id: [user ids]}, "dangling_ref",
+                    "retired_ref", "merged_ref", "with_spikes", "spike_counts",
+                    "domain_of"},
+            "counts": {...}, "stats": {...},
+          },
+        }
     """
-    if n_neurons < 16:
-        raise ValueError("n_neurons must be >= 16 (roles need distinct neurons)")
+    t0 = time.perf_counter()
+    result = asyncio.run(
+        abuild_spikuit_project(
+            root,
+            n_neurons=n_neurons,
+            with_agent=with_agent,
+            hostile=hostile,
+            seed=seed,
+            anchor=anchor,
+        )
+    )
+    result["build_seconds"] = round(time.perf_counter() - t0, 3)
+    return result
+
+
+async def abuild_spikuit_project(
+    root: Path,
+    *,
+    n_neurons: int = 40,
+    with_agent: bool = True,
+    hostile: bool = False,
+    seed: int = 7,
+    anchor: datetime | None = None,
+) -> dict[str, Any]:
+    """Async twin of :func:`build_spikuit_project` (same arguments / result)."""
+    if n_neurons < 20:
+        raise ValueError("n_neurons must be >= 20 (roles need distinct neurons)")
     root = Path(root)
     anchor = anchor or _utc_today()
     if anchor.tzinfo is None:
@@ -126,15 +186,13 @@ def build_spikuit_project(
     saved_state = random.getstate()
     random.seed(seed)  # fsrs fuzzing uses the global `random.random`
     try:
-        result = asyncio.run(
-            _build(
-                root,
-                n_neurons=n_neurons,
-                with_agent=with_agent,
-                hostile=hostile,
-                seed=seed,
-                anchor=anchor,
-            )
+        result = await _build(
+            root,
+            n_neurons=n_neurons,
+            with_agent=with_agent,
+            hostile=hostile,
+            seed=seed,
+            anchor=anchor,
         )
     finally:
         random.setstate(saved_state)
@@ -636,31 +694,23 @@ async def _build_agent_brain(
     def pick() -> str:
         return rng.choice(live_user)
 
+    # "{a}" / "{b}" become [user:<id>] tokens (str.format)
     templates = {
         "curator": [
-            lambda a, b: (
-                f"# Merge proposal rejected\n\nProposed merging [user:{a}] and [user:{b}]. User rejected: surface keywords overlap but purposes differ."
-            ),
-            lambda a, b: (
-                f"# Link accepted\n\nAdding requires from [user:{a}] to [user:{b}] was accepted."
-            ),
-            lambda a, b: f"# Domain rename\n\nUser prefers fine-grained domains; see [user:{a}].",
+            "# Merge proposal rejected\n\nProposed merging {a} and {b}. User rejected: "
+            "surface keywords overlap but purposes differ.",
+            "# Link accepted\n\nAdding requires from {a} to {b} was accepted.",
+            "# Domain rename\n\nUser prefers fine-grained domains; see {a}.",
         ],
         "tutor": [
-            lambda a, b: (
-                f"# Hint failed\n\nAnalogy hint for [user:{a}] failed; a worked example from [user:{b}] succeeded."
-            ),
-            lambda a, b: (
-                f"# Prerequisite gap\n\nLearner missed [user:{a}] until [user:{b}] was reviewed first."
-            ),
-            lambda a, b: f"# Pace\n\nShort sessions work better for [user:{a}].",
+            "# Hint failed\n\nAnalogy hint for {a} failed; a worked example from {b} succeeded.",
+            "# Prerequisite gap\n\nLearner missed {a} until {b} was reviewed first.",
+            "# Pace\n\nShort sessions work better for {a}.",
         ],
         "qabot": [
-            lambda a, b: f"# Citation style\n\nAnswer citing [user:{a}] was rejected as too long.",
-            lambda a, b: (
-                f"# Good answer\n\nCombining [user:{a}] with [user:{b}] produced an accepted answer."
-            ),
-            lambda a, b: f"# Retrieval miss\n\nQuery about dates should have surfaced [user:{a}].",
+            "# Citation style\n\nAnswer citing {a} was rejected as too long.",
+            "# Good answer\n\nCombining {a} with {b} produced an accepted answer.",
+            "# Retrieval miss\n\nQuery about dates should have surfaced {a}.",
         ],
     }
     A: list[str] = []
@@ -679,7 +729,7 @@ async def _build_agent_brain(
                     a = retired_ref
                 elif k == 7:
                     a = merged_ref
-                content = t(a, b)
+                content = t.format(a=f"[user:{a}]", b=f"[user:{b}]")
                 aid = ids.new("refl-") if k % 2 else ids.new()
                 ref_list = [r for r in (a, b) if f"[user:{r}]" in content]
                 created = anchor - timedelta(days=20 - k)

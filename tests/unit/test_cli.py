@@ -17,7 +17,10 @@ from brainview.errors import ExitCode
 def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
     return subprocess.run(
         [sys.executable, "-m", "brainview", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
         env={**os.environ, **(env or {})},
     )
 
@@ -146,4 +149,6 @@ def test_cli_reference_is_current() -> None:
     from brainview.docgen import render
 
     ref = (Path(__file__).resolve().parents[2] / "docs" / "cli-reference.md").read_text()
-    assert ref == render(), "regenerate: COLUMNS=100 python -m brainview.docgen > docs/cli-reference.md"
+    assert ref == render(), (
+        "regenerate: COLUMNS=100 python -m brainview.docgen > docs/cli-reference.md"
+    )

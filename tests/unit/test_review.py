@@ -16,7 +16,7 @@ import pytest
 from fsrs import Scheduler
 
 from brainview.core import fsrs_math
-from brainview.demo.generator import DEMO_NOW, DemoInfo
+from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec
 from brainview.errors import (
     ConflictError,
     InvalidInputError,
@@ -290,7 +290,7 @@ def test_reflection_without_a_card_gets_a_fresh_deterministic_one(triangle: Demo
 def test_replay_era_writes_only_spikes(demo: DemoInfo) -> None:
     conn = sql(demo)
     conn.execute("DROP TABLE fsrs_state")
-    (a,) = [r for r in demo.reflection_ids[:1]]
+    a = demo.reflection_ids[0]
     pid = propose(demo, [(a, "support")])
     with open_project(demo) as p:
         assert p.require_agent().era.card_source == "replay"
@@ -703,3 +703,28 @@ def test_pending_count_and_latest_decision(demo: DemoInfo) -> None:
         assert review.pending_count(conn) == len(demo.proposal_ids) - 1
         latest = review.latest_decision(conn)
         assert latest is not None and latest["id"] == res.decision_id
+
+
+def test_hostile_text_round_trips_through_decide_and_undo(triangle: DemoInfo) -> None:
+    nasty = "[bold]x[/] \x1b[31mred\x1b[0m \x85\x9b \u202eevil\u202c 漢字 🧠 \\\" '" + "y" * 25_000
+    pid = propose(triangle, [("r-x", "support"), ("r-y", "oppose")], rationale=nasty)
+    before = dump(triangle)
+    res = decide(triangle, pid, "reject", reason=nasty[:5_000])
+    text = (
+        sql(triangle)
+        .execute("SELECT content FROM neuron WHERE id=?", (res.new_reflection_id,))
+        .fetchone()[0]
+    )
+    assert nasty in text and f"Maintainer rejected: {nasty[:5_000].strip()}" in text
+    undo(triangle)
+    assert without_version(dump(triangle)) == without_version(before)
+
+
+def test_agent_brain_without_a_queue(make_demo: Any) -> None:
+    _root, info = make_demo(DemoSpec(proposals=0), name="empty")
+    with pytest.raises(NotFoundError, match="no proposal queue"):
+        decide(info, "prop-x", "accept")
+    with pytest.raises(NotFoundError):
+        undo(info)
+    with open_project(info) as p, p.require_agent().read() as conn:
+        assert review.pending_count(conn) == 0

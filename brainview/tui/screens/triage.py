@@ -118,6 +118,7 @@ class TriageScreen(Screen[None]):
         self.signature: tuple[int, int, int] | None = None
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.busy = False
+        self._keep: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -176,6 +177,10 @@ class TriageScreen(Screen[None]):
             self._fill_table(self.rows)
 
     def on_resize(self) -> None:
+        # Panes get their new size after this event; measure once they have.
+        self.call_after_refresh(self._fit_columns)
+
+    def _fit_columns(self) -> None:
         width = self.query_one("#queue-pane").size.width
         if width:
             self._columns_for(width)
@@ -193,8 +198,16 @@ class TriageScreen(Screen[None]):
     # -- loading ---------------------------------------------------------------
 
     def reload(self, keep: str | None = None) -> None:
-        """Reload the queue page (keeping the cursor on ``keep`` if still there)."""
-        self.load_queue(self.sort, self.needle, keep)
+        """Reload the queue page (keeping the cursor on ``keep`` if still there).
+
+        A later reload (e.g. from polling) must not lose an earlier one's target,
+        so the wanted proposal is remembered until a page arrives.
+        """
+        if keep is not None:
+            self._keep = keep
+        elif self._keep is None:
+            self._keep = self.current_id
+        self.load_queue(self.sort, self.needle, self._keep)
 
     @work(thread=True, exclusive=True, group="triage-queue")
     def load_queue(self, sort: str, needle: str, keep: str | None) -> None:
@@ -244,7 +257,7 @@ class TriageScreen(Screen[None]):
         if sig[0] > self.signature[0]:
             added = sig[0] - self.signature[0]
             self.notify(f"{added} new proposal(s) arrived", title="Queue")
-        self.reload(self.current_id)
+        self.reload()
 
     @on(QueueLoaded)
     def show_queue(self, message: QueueLoaded) -> None:
@@ -253,6 +266,7 @@ class TriageScreen(Screen[None]):
         self._fill_table(self.rows)
         self._update_title()
         ids = [r.id for r in self.rows]
+        self._keep = None
         if message.keep in ids:
             table.move_cursor(row=ids.index(message.keep))
         self._after_cursor()
