@@ -174,8 +174,11 @@ def _user_rows(root: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str, 
         "'community_summary' ORDER BY id"
     ).fetchall()
     synapses = conn.execute(
-        "SELECT pre, post, type, weight FROM synapse WHERE retired_at IS NULL AND type IN "
-        "('requires','extends') ORDER BY pre, post LIMIT 400"
+        "SELECT s.pre, s.post, s.type, s.weight FROM synapse s "
+        "JOIN neuron a ON a.id = s.pre AND a.retired_at IS NULL "
+        "JOIN neuron b ON b.id = s.post AND b.retired_at IS NULL "
+        "WHERE s.retired_at IS NULL AND s.type IN ('requires','extends') "
+        "ORDER BY s.pre, s.post LIMIT 400"
     ).fetchall()
     conn.close()
     return neurons, synapses

@@ -28,6 +28,15 @@ Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · �
 """
 
 
+KEY_NAMES = {"question_mark": "?", "slash": "/", "space": "space", "escape": "esc"}
+
+
+def _key_label(key: str) -> str:
+    """A key as people write it (``ctrl+z``, ``?``, ``/``)."""
+    key = key.strip()
+    return KEY_NAMES.get(key, key)
+
+
 class HelpScreen(ModalScreen[None]):
     """Effective keys for the screen below plus the guide.
 
@@ -57,7 +66,7 @@ class HelpScreen(ModalScreen[None]):
                 if not isinstance(binding, Binding) or binding.action in seen:
                     continue
                 seen.add(binding.action)
-                keys = self.app.get_key_display(binding) if binding.show else binding.key
+                keys = ", ".join(_key_label(k) for k in binding.key.split(","))
                 table.add_row(keys, binding.description or binding.action, binding.tooltip or "")
 
     def action_close(self) -> None:

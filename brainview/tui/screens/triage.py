@@ -385,19 +385,16 @@ class TriageScreen(Screen[None]):
         results = []
         try:
             with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
-                per = seconds / max(1, len(ids))
-                for pid in ids:
-                    results.append(
-                        review.decide(
-                            project,
-                            pid,
-                            verdict,  # type: ignore[arg-type]
-                            reason=reason,
-                            decider=self.app.decider,  # type: ignore[attr-defined]
-                            seconds_on_screen=per,
-                            now=self.app.now(),  # type: ignore[attr-defined]
-                        )
-                    )
+                # All marked proposals in one transaction: all decided, or none.
+                results = review.decide_many(
+                    project,
+                    ids,
+                    verdict,  # type: ignore[arg-type]
+                    reason=reason,
+                    decider=self.app.decider,  # type: ignore[attr-defined]
+                    seconds_on_screen=seconds / max(1, len(ids)),
+                    now=self.app.now(),  # type: ignore[attr-defined]
+                )
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200)))
         finally:
