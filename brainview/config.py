@@ -1,0 +1,136 @@
+"""Typed, forgiving configuration from TOML.
+
+Read from the user-level file (``$XDG_CONFIG_HOME/brainview/config.toml``) and then
+the project file (``.spikuit/brainview.toml``), the project winning.  Unknown keys and
+bad values raise :class:`~brainview.errors.ConfigError` naming the file and key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from brainview.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    """How decisions are recorded."""
+
+    decider: str | None = None
+    """Name recorded on decisions (default: the OS user)."""
+    record_only: bool = False
+    """Accept only records and grades; the curator applies accepted changes itself."""
+    write_reflections: bool = True
+    """Write a new reflection on every rejection (pause with ``reflect disable``)."""
+    annotate_grade: int | None = None
+    """Grade for ``annotate`` stances (1–4); none by default."""
+
+
+@dataclass(frozen=True)
+class ReflectionsConfig:
+    """Forgetting and pruning of reflections."""
+
+    pruning_threshold: float = 0.7
+    """Retrievability below which a reflection is a pruning candidate."""
+    fading_days: int = 14
+    """Horizon of the fading list, in days."""
+
+
+@dataclass(frozen=True)
+class UiConfig:
+    """Look and feel."""
+
+    theme: str | None = None
+    """A built-in Textual theme name (e.g. ``textual-light``)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything configurable."""
+
+    review: ReviewConfig = field(default_factory=ReviewConfig)
+    reflections: ReflectionsConfig = field(default_factory=ReflectionsConfig)
+    ui: UiConfig = field(default_factory=UiConfig)
+    keys: dict[str, str] = field(default_factory=dict)
+    """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
+
+
+def _check(section: str, cls: type, raw: object, where: Path) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [{section}] must be a table")
+    known = {f.name: f for f in fields(cls)}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key {section}.{key}")
+        out[key] = _value(f"{section}.{key}", known[key].type, value, where)
+    return out
+
+
+def _value(name: str, typ: object, value: object, where: Path) -> object:
+    t = str(typ)
+    if t.startswith("bool"):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {name} must be true or false")
+    elif t.startswith("int"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: {name} must be an integer")
+        if name == "review.annotate_grade" and not 1 <= value <= 4:
+            raise ConfigError(f"{where}: {name} must be 1, 2, 3 or 4")
+        if name == "reflections.fading_days" and not 1 <= value <= 3650:
+            raise ConfigError(f"{where}: {name} must be between 1 and 3650")
+    elif t.startswith("float"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{where}: {name} must be a number")
+        if not 0.0 < float(value) < 1.0:
+            raise ConfigError(f"{where}: {name} must be between 0 and 1")
+        return float(value)
+    elif t.startswith("str") and (not isinstance(value, str) or not value.strip()):
+        raise ConfigError(f"{where}: {name} must be a non-empty string")
+    return value
+
+
+def parse(text: str, where: Path, base: Config | None = None) -> Config:
+    """Parse one TOML document over ``base``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{where}: not valid TOML ({err})") from None
+    cfg = base or Config()
+    sections = {"review": ReviewConfig, "reflections": ReflectionsConfig, "ui": UiConfig}
+    for key, raw in data.items():
+        if key == "keys":
+            if not isinstance(raw, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
+            ):
+                raise ConfigError(f"{where}: [keys] maps binding ids to key strings")
+            cfg = replace(cfg, keys={**cfg.keys, **raw})
+        elif key in sections:
+            current = getattr(cfg, key)
+            cfg = replace(cfg, **{key: replace(current, **_check(key, sections[key], raw, where))})
+        else:
+            raise ConfigError(f"{where}: unknown section [{key}]")
+    return cfg
+
+
+def user_config_path() -> Path:
+    """The user-level config file."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "brainview" / "config.toml"
+
+
+def load(project_file: Path | None, *, user_file: Path | None = None) -> Config:
+    """User-level config, then the project's (``.spikuit/brainview.toml``)."""
+    cfg = Config()
+    for path in (user_file or user_config_path(), project_file):
+        if path is not None and path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as err:
+                raise ConfigError(f"{path}: cannot read ({err})") from None
+            cfg = parse(text, path, cfg)
+    return cfg
