@@ -25,9 +25,27 @@ def open_app(args: argparse.Namespace) -> int:
 
     paths = _paths(args)
     validate(paths)  # one clear line for bad input, before any terminal takeover
+    config = _config(paths)
     from brainview.tui.app import run_app
 
-    return run_app(paths, screen=getattr(args, "screen", None))
+    return run_app(paths, screen=getattr(args, "screen", None), config=config)
+
+
+def _config(paths):  # type: ignore[no-untyped-def]
+    """Load and check the config (bad values and key ids end here, exit 10)."""
+    from brainview.config import load
+    from brainview.tui.keymap import validate as validate_keys
+
+    config = load(paths.config_path)
+    validate_keys(config.keys)
+    if config.ui.theme:
+        from textual.theme import BUILTIN_THEMES
+
+        if config.ui.theme not in BUILTIN_THEMES:
+            from brainview.errors import ConfigError
+
+            raise ConfigError(f"ui.theme: unknown theme {config.ui.theme!r}")
+    return config
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -50,7 +68,8 @@ def demo(args: argparse.Namespace) -> int:
         return 0
     from brainview.tui.app import run_app
 
-    return run_app(discover(target))
+    paths = discover(target)
+    return run_app(paths, config=_config(paths))
 
 
 def stats(args: argparse.Namespace) -> int:

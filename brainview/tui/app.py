@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import App
 from textual.binding import Binding
 
+from brainview.config import Config
+from brainview.config import load as load_config
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
 
@@ -24,12 +26,20 @@ if not STYLES.is_dir():  # editable install / source checkout: styles/ at the to
     STYLES = Path(__file__).resolve().parents[2] / "styles"
 
 
+def _palette():  # type: ignore[no-untyped-def]
+    """brainview's palette provider, imported when the palette first opens."""
+    from brainview.tui.commands import BrainviewCommands
+
+    return BrainviewCommands
+
+
 class BrainviewApp(App[int]):
     """brainview: triage, communities and invalidation over a Spikuit project."""
 
     TITLE = "brainview"
     CSS_PATH = [STYLES / "app.tcss"]
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS: ClassVar = App.COMMANDS | {_palette}
     HORIZONTAL_BREAKPOINTS: ClassVar = [(0, "-narrow"), (100, "-wide")]
 
     MODES: ClassVar = {
@@ -52,12 +62,19 @@ class BrainviewApp(App[int]):
         clock: Clock = system_clock,
         decider: str | None = None,
         start: str | None = None,
+        config: Config | None = None,
     ) -> None:
         super().__init__()
         self.paths = paths
         self.now: Clock = clock
-        self.decider = decider or _os_user()
+        self.config: Config = config if config is not None else load_config(paths.config_path)
+        """Typed settings (user file, then the project's ``.spikuit/brainview.toml``)."""
+        self.decider = decider or self.config.review.decider or _os_user()
         self._start = start
+        if self.config.keys:
+            self.set_keymap(self.config.keys)
+        if self.config.ui.theme:
+            self.theme = self.config.ui.theme
 
     def on_mount(self) -> None:
         self.sub_title = str(self.paths.project_root or self.paths.user_db)
@@ -115,8 +132,8 @@ def make_app(paths: BrainPaths, **kwargs: object) -> BrainviewApp:
     return BrainviewApp(paths, **kwargs)  # type: ignore[arg-type]
 
 
-def run_app(paths: BrainPaths, *, screen: str | None = None) -> int:
+def run_app(paths: BrainPaths, *, screen: str | None = None, config: Config | None = None) -> int:
     """Run the console; returns the exit code."""
-    app = make_app(paths, start=screen)
+    app = make_app(paths, start=screen, config=config)
     result = app.run()
     return int(result or 0)

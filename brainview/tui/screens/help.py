@@ -66,7 +66,9 @@ class HelpScreen(ModalScreen[None]):
                 if not isinstance(binding, Binding) or binding.action in seen:
                     continue
                 seen.add(binding.action)
-                keys = ", ".join(_key_label(k) for k in binding.key.split(","))
+                remap = getattr(self.app, "config", None)
+                raw = remap.keys.get(binding.id or "", binding.key) if remap else binding.key
+                keys = ", ".join(_key_label(k) for k in raw.split(","))
                 table.add_row(keys, binding.description or binding.action, binding.tooltip or "")
 
     def action_close(self) -> None:

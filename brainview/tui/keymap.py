@@ -1,0 +1,78 @@
+"""User key remapping by binding id (``[keys]`` in the config), validated up front.
+
+Unknown ids and two bindings of one screen on the same key are refused with a
+message naming them, before the app starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.binding import Binding
+
+from brainview.errors import ConfigError
+
+
+def _screens() -> dict[str, list[Binding]]:
+    """Bindings per scope: the app's plus each screen's (imported lazily)."""
+    from brainview.tui.app import BrainviewApp
+    from brainview.tui.screens.help import HelpScreen
+    from brainview.tui.screens.overview import OverviewScreen
+    from brainview.tui.screens.triage import TriageScreen
+    from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+    scopes: dict[str, list[Binding]] = {
+        "app": _bindings(BrainviewApp.BINDINGS),
+        "overview": _bindings(OverviewScreen.BINDINGS),
+        "triage": _bindings(TriageScreen.BINDINGS),
+        "help": _bindings(HelpScreen.BINDINGS),
+        "prompt": _bindings(ReasonPrompt.BINDINGS),
+    }
+    for name, module, cls in (
+        ("communities", "brainview.tui.screens.communities", "CommunitiesScreen"),
+        ("reflection", "brainview.tui.screens.reflection", "ReflectionScreen"),
+    ):
+        try:
+            mod = __import__(module, fromlist=[cls])
+            scopes[name] = _bindings(getattr(mod, cls).BINDINGS)
+        except (ImportError, AttributeError):
+            continue
+    return scopes
+
+
+def _bindings(items: Iterable[object]) -> list[Binding]:
+    return [b for b in items if isinstance(b, Binding)]
+
+
+def known_ids() -> dict[str, str]:
+    """Binding id → its default key(s)."""
+    return {b.id: b.key for bs in _screens().values() for b in bs if b.id}
+
+
+def validate(keys: dict[str, str]) -> None:
+    """Raise :class:`ConfigError` for unknown ids or clashes within one scope."""
+    if not keys:
+        return
+    scopes = _screens()
+    ids = {b.id for bs in scopes.values() for b in bs if b.id}
+    for binding_id in keys:
+        if binding_id not in ids:
+            raise ConfigError(f"[keys]: unknown binding id {binding_id!r}")
+    app_keys = {k for b in scopes["app"] for k in _effective(b, keys)}
+    for scope, bindings in scopes.items():
+        seen: dict[str, str] = {}
+        for b in bindings:
+            for key in _effective(b, keys):
+                other = seen.get(key)
+                if other and other != b.id:
+                    raise ConfigError(
+                        f"[keys]: {b.id!r} and {other!r} both use {key!r} on the {scope} screen"
+                    )
+                seen[key] = b.id or b.action
+                if scope != "app" and b.id in keys and key in app_keys:
+                    raise ConfigError(f"[keys]: {b.id!r} uses {key!r}, already an app-wide key")
+
+
+def _effective(binding: Binding, keys: dict[str, str]) -> list[str]:
+    raw = keys.get(binding.id or "", binding.key)
+    return [k.strip() for k in raw.split(",") if k.strip()]
