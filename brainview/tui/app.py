@@ -7,6 +7,8 @@ widgets are only touched from message handlers.
 from __future__ import annotations
 
 import getpass
+import threading
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -45,6 +47,7 @@ class BrainviewApp(App[int]):
     MODES: ClassVar = {
         "overview": lambda: _screen("overview"),
         "triage": lambda: _screen("triage"),
+        "communities": lambda: _screen("communities"),
     }
     DEFAULT_MODE = "overview"
 
@@ -52,6 +55,13 @@ class BrainviewApp(App[int]):
         Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Keys and guide"),
         Binding("1", "go('overview')", "Overview", id="go.overview", tooltip="Both brains"),
         Binding("2", "go('triage')", "Triage", id="go.triage", tooltip="Pending proposals"),
+        Binding(
+            "3",
+            "go('communities')",
+            "Communities",
+            id="go.communities",
+            tooltip="Reflection communities and what is fading",
+        ),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
     ]
 
@@ -71,6 +81,8 @@ class BrainviewApp(App[int]):
         """Typed settings (user file, then the project's ``.spikuit/brainview.toml``)."""
         self.decider = decider or self.config.review.decider or _os_user()
         self._start = start
+        self._projects: dict[tuple[bool, bool], Project] = {}
+        self._projects_lock = threading.Lock()
         if self.config.keys:
             self.set_keymap(self.config.keys)
         if self.config.ui.theme:
@@ -90,16 +102,40 @@ class BrainviewApp(App[int]):
 
         return "triage" if pending_count(self.paths) else "overview"
 
-    def open_project(self, *, write_agent: bool = False, write_user: bool = False) -> Project:
-        """A fresh :class:`Project` for one worker's unit of work (imports the store lazily)."""
+    def open_project(
+        self, *, write_agent: bool = False, write_user: bool = False
+    ) -> AbstractContextManager[Project]:
+        """The project for one worker's unit of work.
+
+        Opened once per access mode and kept (engines pool their connections and are
+        thread-safe; every read is its own transaction, so nothing goes stale); the
+        context manager does not close it.  Imports the store lazily.
+        """
         from brainview.services.project import Project
 
-        return Project.open(self.paths, write_agent=write_agent, write_user=write_user)
+        key = (write_agent, write_user)
+        with self._projects_lock:
+            project = self._projects.get(key)
+            if project is None or (write_agent and not self.paths.agent_exists):
+                project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
+                self._projects[key] = project
+        return nullcontext(project)
+
+    def on_unmount(self) -> None:
+        for project in self._projects.values():
+            project.close()
+        self._projects.clear()
 
     def action_go(self, name: str) -> None:
         """Switch to a top-level screen (each keeps its state between switches)."""
         if name in self.MODES and self.current_mode != name:
             self.switch_mode(name)
+
+    def open_reflection(self, reflection_id: str) -> None:
+        """Push the reflection view (text, card, stability history, forecast)."""
+        from brainview.tui.screens.reflection import ReflectionScreen
+
+        self.push_screen(ReflectionScreen(reflection_id))
 
     def action_help(self) -> None:
         """Show the keys that apply here and the guide."""
@@ -111,6 +147,10 @@ class BrainviewApp(App[int]):
 
 def _screen(name: str):  # type: ignore[no-untyped-def]
     """Import a top-level screen only when it is first shown."""
+    if name == "communities":
+        from brainview.tui.screens.communities import CommunitiesScreen
+
+        return CommunitiesScreen()
     if name == "triage":
         from brainview.tui.screens.triage import TriageScreen
 

@@ -179,3 +179,21 @@ async def test_filter_narrows_queue(demo) -> None:  # type: ignore[no-untyped-de
         assert app.screen.rows and all(r.kind == "merge_neurons" for r in app.screen.rows)
         await pilot.press("enter", "escape")
         await pilot.pause()
+
+
+async def test_long_queue_pages_in_as_the_cursor_moves(make_demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.demo.generator import DemoSpec
+
+    root, _ = make_demo(DemoSpec(user_neurons=3000, reflections=150, proposals=450, seed=5))
+    app = await _start(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.total == 450 and len(screen.rows) == 200
+        await pilot.press("G")
+        await settle(pilot)
+        assert len(screen.rows) == 400
+        await pilot.press("G")
+        await settle(pilot)
+        assert len(screen.rows) == 450
+        assert len({r.id for r in screen.rows}) == 450

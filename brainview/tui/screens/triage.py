@@ -7,19 +7,25 @@ moves the cursor and redraws what changed when the result message arrives.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from brainview.core.safe_text import one_line
+from brainview.tui.screens.triage_messages import (
+    ActionFailed,
+    DecisionPersisted,
+    DetailLoaded,
+    QueueExtended,
+    QueueLoaded,
+    UndoPersisted,
+)
 from brainview.tui.widgets.proposal_view import (
     queue_cells,
     render_agent_side,
@@ -33,45 +39,7 @@ if TYPE_CHECKING:
     from brainview.services.queue import QueueRow
 
 SORTS = ("age", "newest", "kind", "consulted")
-
-
-@dataclass
-class QueueLoaded(Message):
-    """A page of the queue is ready."""
-
-    rows: list[QueueRow]
-    total: int
-    signature: tuple[int, int, int]
-    keep: str | None
-
-
-@dataclass
-class DetailLoaded(Message):
-    """The highlighted proposal's context is ready."""
-
-    detail: ProposalDetail
-
-
-@dataclass
-class DecisionPersisted(Message):
-    """Decisions were committed (one per proposal)."""
-
-    results: list[Any]
-    verdict: str
-
-
-@dataclass
-class UndoPersisted(Message):
-    """A decision was undone."""
-
-    proposal_id: str
-
-
-@dataclass
-class ActionFailed(Message):
-    """A decision or undo was refused; ``text`` is one line."""
-
-    text: str
+PAGE = 200
 
 
 class TriageScreen(Screen[None]):
@@ -99,6 +67,8 @@ class TriageScreen(Screen[None]):
         Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order"),
         Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
+        Binding("G", "cursor_last", "Last", id="triage.last", show=False),
+        Binding("g", "cursor_first", "First", id="triage.first", show=False),
         Binding("escape", "clear", "Clear", id="triage.clear", show=False),
     ]
 
@@ -119,6 +89,8 @@ class TriageScreen(Screen[None]):
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.busy = False
         self._keep: str | None = None
+        self._details: dict[str, ProposalDetail] = {}
+        """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -207,21 +179,33 @@ class TriageScreen(Screen[None]):
             self._keep = keep
         elif self._keep is None:
             self._keep = self.current_id
-        self.load_queue(self.sort, self.needle, self._keep)
+        self.load_queue(self.sort, self.needle, self._keep, max(PAGE, len(self.rows)))
 
     @work(thread=True, exclusive=True, group="triage-queue")
-    def load_queue(self, sort: str, needle: str, keep: str | None) -> None:
-        """Read one page of the queue (thread)."""
+    def load_queue(self, sort: str, needle: str, keep: str | None, limit: int = PAGE) -> None:
+        """Read the first ``limit`` rows of the queue (thread)."""
         from brainview.services.queue import page, signature
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
-                rows, total = page(project, sort=sort, needle=needle)
+                rows, total = page(project, sort=sort, needle=needle, limit=limit)
                 sig = signature(project)
         except Exception as err:  # noqa: BLE001
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return
         self.post_message(QueueLoaded(rows, total, sig, keep))
+
+    @work(thread=True, exclusive=True, group="triage-more")
+    def load_more(self, sort: str, needle: str, offset: int) -> None:
+        """Read the next page when the cursor nears the end of what is loaded (thread)."""
+        from brainview.services.queue import page
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                rows, total = page(project, sort=sort, needle=needle, offset=offset)
+        except Exception:  # noqa: BLE001 - the next reload shows the error
+            return
+        self.post_message(QueueExtended(rows, total, offset))
 
     @work(thread=True, exclusive=True, group="triage-detail")
     def load_detail(self, proposal_id: str) -> None:
@@ -274,7 +258,7 @@ class TriageScreen(Screen[None]):
 
     def _update_title(self) -> None:
         shown = len(self.rows)
-        more = f" (first {shown})" if shown < self.total else ""
+        more = f" ({shown} loaded)" if shown < self.total else ""
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
         self.query_one("#queue-title", Static).update(
@@ -292,6 +276,23 @@ class TriageScreen(Screen[None]):
     @on(DataTable.RowHighlighted, "#queue")
     def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._after_cursor()
+        table = self.query_one("#queue", DataTable)
+        if len(self.rows) < self.total and table.cursor_row >= len(self.rows) - 10:
+            self.load_more(self.sort, self.needle, len(self.rows))
+
+    @on(QueueExtended)
+    def _extend(self, message: QueueExtended) -> None:
+        if message.offset != len(self.rows):
+            return  # the queue was reloaded meanwhile
+        table = self.query_one("#queue", DataTable)
+        now_ts = self.app.now().timestamp()  # type: ignore[attr-defined]
+        known = {r.id for r in self.rows}
+        fresh = [r for r in message.rows if r.id not in known]
+        for row in fresh:
+            table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+        self.rows = self.rows + fresh
+        self.total = message.total
+        self._update_title()
 
     def _after_cursor(self) -> None:
         pid = self.current_id
@@ -307,19 +308,45 @@ class TriageScreen(Screen[None]):
             self.query_one("#user-neurons", Static).update("")
             self.query_one("#reflections", Static).update("")
             return
-        if self.detail is None or self.detail.id != pid:
+        cached = self._details.get(pid)
+        if cached is not None:
+            self._render_detail(cached)  # instant; refreshed below (grades may have moved)
+        elif self.detail is None or self.detail.id != pid:
             self.query_one("#proposal", Static).update(Text("loading…", style="dim italic"))
         self.load_detail(pid)
 
     @on(DetailLoaded)
     def show_detail(self, message: DetailLoaded) -> None:
+        self._details[message.detail.id] = message.detail
         if message.detail.id != self.current_id:
             return
-        self.detail = message.detail
-        self.query_one("#proposal", Static).update(render_header(message.detail))
-        self.query_one("#user-neurons", Static).update(render_user_side(message.detail))
-        self.query_one("#reflections", Static).update(render_agent_side(message.detail))
+        self._render_detail(message.detail)
+        nxt = self._neighbour_id(1)
+        if nxt is not None and nxt not in self._details:
+            self.prefetch(nxt)
+
+    def _render_detail(self, detail: ProposalDetail) -> None:
+        self.detail = detail
+        self.query_one("#proposal", Static).update(render_header(detail))
+        self.query_one("#user-neurons", Static).update(render_user_side(detail))
+        self.query_one("#reflections", Static).update(render_agent_side(detail))
         self.refresh_bindings()
+
+    def _neighbour_id(self, step: int) -> str | None:
+        row = self.query_one("#queue", DataTable).cursor_row + step
+        return self.rows[row].id if 0 <= row < len(self.rows) else None
+
+    @work(thread=True, exclusive=True, group="triage-prefetch")
+    def prefetch(self, proposal_id: str) -> None:
+        """Load the next proposal's context ahead of time, so deciding feels instant."""
+        from brainview.services.detail import load
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                detail = load(project, proposal_id, self.app.now())  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a prefetch may fail quietly; the real load reports
+            return
+        self.post_message(DetailLoaded(detail))
 
     # -- decisions -------------------------------------------------------------
 
@@ -350,7 +377,9 @@ class TriageScreen(Screen[None]):
             )
             return
         if targets:
-            self.decide(targets, "accept", None, time.monotonic() - self.shown_at)
+            seconds = time.monotonic() - self.shown_at
+            self._optimistic_remove(targets)
+            self.decide(targets, "accept", None, seconds)
 
     def action_reject(self) -> None:
         """Ask for a reason, then reject the highlighted (or marked) proposals."""
@@ -362,13 +391,46 @@ class TriageScreen(Screen[None]):
 
         def done(reason: str | None) -> None:
             if reason is not None:
+                self._optimistic_remove(targets)
                 self.decide(targets, "reject", reason or None, seconds)
 
         self.app.push_screen(ReasonPrompt(title), done)
 
+    def _optimistic_remove(self, ids: list[str]) -> None:
+        """Take decided rows off the queue at once; the next proposal slides under the
+        cursor while the decision commits.  A refusal reloads the queue (rows return)."""
+        gone = set(ids)
+        table = self.query_one("#queue", DataTable)
+        old = [r.id for r in self.rows]
+        cursor = max(0, table.cursor_row)
+        after = [pid for pid in old[cursor:] if pid not in gone]
+        before = [pid for pid in old[:cursor] if pid not in gone]
+        target = after[0] if after else (before[-1] if before else None)
+        for pid in ids:
+            if pid in old:
+                table.remove_row(pid)
+            self._details.pop(pid, None)
+        self.rows = [r for r in self.rows if r.id not in gone]
+        self.total = max(0, self.total - len(gone & set(old)))
+        self.marked -= gone
+        self._update_title()
+        if target is not None:
+            table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
+        self._after_cursor()
+
     def action_skip(self) -> None:
         """Move on without deciding."""
         self.action_cursor(1)
+
+    def action_cursor_last(self) -> None:
+        """Jump to the last loaded proposal (loads the next page if there is one)."""
+        if self.rows:
+            self.query_one("#queue", DataTable).move_cursor(row=len(self.rows) - 1)
+
+    def action_cursor_first(self) -> None:
+        """Jump to the first proposal."""
+        if self.rows:
+            self.query_one("#queue", DataTable).move_cursor(row=0)
 
     def action_cursor(self, step: int) -> None:
         """Move the queue cursor."""
@@ -411,12 +473,8 @@ class TriageScreen(Screen[None]):
         grades = sum(len(r.grades) for r in message.results)
         mark = "✓ accepted" if message.verdict == "accept" else "✗ rejected"
         self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
-        # Keep the cursor where it was: the next pending proposal slides under it.
-        order = [r.id for r in self.rows]
-        table = self.query_one("#queue", DataTable)
-        start = min(table.cursor_row, len(order) - 1)
-        following = [pid for pid in order[start:] + order[:start] if pid not in ids]
-        self.reload(following[0] if following else None)
+        # The rows already left the queue (optimistically); re-read to stay exact.
+        self.reload(self.current_id)
 
     def action_undo(self) -> None:
         """Undo this session's most recent decision."""

@@ -1,0 +1,597 @@
+"""Communities: clusters of reflections | members + R plots; and the fading list.
+
+The cached partition shows at once (marked stale if the graph changed since); a
+fresh clustering runs in a worker (a child process for big brains, so the UI stays
+responsive) with a progress line, and ``escape`` cancels it. Every database read runs
+in a thread worker that posts one of the messages below; handlers touch widgets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane
+
+from brainview.core.safe_text import one_line
+from brainview.tui.app import STYLES
+from brainview.tui.widgets.community_view import (
+    FADING_COLUMNS,
+    MEMBER_COLUMNS,
+    cluster_cells,
+    cluster_columns,
+    fading_cells,
+    fit_widths,
+    member_cells,
+)
+from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
+
+if TYPE_CHECKING:
+    from brainview.services.clustering_runner import ClusteringJob
+    from brainview.services.communities import (
+        ClusterCurves,
+        CommunityData,
+        CommunityRow,
+        MemberRow,
+    )
+    from brainview.services.curves import FadingList
+
+SORT_NAMES = {"size": "size", "fading": "weakest mean R", "misses": "most misses"}
+
+
+@dataclass
+class CommunitiesLoaded(Message):
+    """The partition's per-reflection data and one sorted page of communities."""
+
+    data: CommunityData
+    rows: list[CommunityRow]
+    total: int
+    sort: str
+
+
+@dataclass
+class ClusteringProgress(Message):
+    """A clustering run reached a stage (bursts collapse: only the latest counts)."""
+
+    stage: str
+    fraction: float
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ClusteringProgress)
+
+
+@dataclass
+class ClusteringStopped(Message):
+    """A clustering run ended: ``outcome`` is ``done``, ``cancelled`` or an error line."""
+
+    outcome: str
+    replaced: bool = False
+    """Whether a stale partition was on screen before (then say it was updated)."""
+
+
+@dataclass
+class ClusterLoaded(Message):
+    """Members and curves of the highlighted community."""
+
+    number: int
+    members: list[MemberRow]
+    total: int
+    curves: ClusterCurves
+
+
+@dataclass
+class FadingLoaded(Message):
+    """The fading list is ready."""
+
+    fading: FadingList
+
+
+@dataclass
+class FadingDecided(Message):
+    """A rescue / let-go decision was recorded (``decision_id``) or undone (``None``)."""
+
+    reflection_id: str
+    action: str
+    decision_id: int | None
+
+
+@dataclass
+class CommunitiesFailed(Message):
+    """A read or decision failed; ``text`` is one line."""
+
+    what: str
+    text: str
+
+
+class CommunitiesScreen(Screen[None]):
+    """Families of lessons: size, skills, R now, acceptance, policy; and what is fading.
+
+    | Key | Action |
+    |-----|--------|
+    | `f` | Clusters ↔ fading list |
+    | `o` | Cycle the sort order of clusters |
+    | `enter`, `i` | Open the highlighted reflection |
+    | `k` / `l` | Rescue (keep) / let go a fading reflection |
+    | `u` | Undo this session's last rescue / let-go |
+    | `escape` | Cancel a running clustering |
+    """
+
+    CSS_PATH = [STYLES / "communities.tcss"]
+    BINDINGS = [
+        Binding("f", "toggle_view", "Fading", id="communities.fading", tooltip="Clusters ↔ fading"),
+        Binding("o", "sort", "Sort", id="communities.sort", tooltip="Size, weakest R, misses"),
+        Binding("i", "inspect", "Inspect", id="communities.inspect", tooltip="Reflection view"),
+        Binding("k", "decide('rescue')", "Rescue", id="fading.rescue", tooltip="Keep: no pruning"),
+        Binding("l", "decide('let_go')", "Let go", id="fading.let_go", tooltip="May be pruned"),
+        Binding("u", "undo", "Undo", id="fading.undo", tooltip="Undo last rescue / let-go"),
+        Binding("escape", "cancel", "Cancel", id="communities.cancel", tooltip="Stop clustering"),
+        Binding("ctrl+r,f5", "reload", "Reload", id="communities.reload", tooltip="Read again"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: CommunityData | None = None
+        self.rows: list[CommunityRow] = []
+        self.total = 0
+        self.sort = "size"
+        self.members: list[MemberRow] = []
+        self.member_total = 0
+        self.number: int | None = None
+        """The community whose members are shown."""
+        self.fading: FadingList | None = None
+        self.job: ClusteringJob | None = None
+        """The running clustering, if any (cancelled from the UI thread)."""
+        self.running = False
+        self.session_decisions: list[tuple[int, str]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="progress-line"):
+            yield Static("", id="progress-text")
+            yield ProgressBar(id="cluster-progress", total=100, show_eta=False)
+        with TabbedContent(id="communities-tabs", initial="clusters-tab"):
+            with TabPane("Clusters", id="clusters-tab"), Vertical(id="clusters-body"):
+                with Vertical(id="cluster-pane"):
+                    yield Static("", id="cluster-title")
+                    yield DataTable(id="clusters", cursor_type="row", zebra_stripes=True)
+                with Horizontal(id="cluster-detail"):
+                    with Vertical(id="members-pane"):
+                        yield Static("", id="members-title")
+                        yield DataTable(id="members", cursor_type="row")
+                    with Vertical(id="cluster-plots"):
+                        yield DistributionPlot(id="cluster-dist")
+                        yield ForecastPlot(id="cluster-forecast")
+            with TabPane("Fading", id="fading-tab"):
+                yield Static("", id="fading-title")
+                yield DataTable(id="fading", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#progress-line").display = False
+        self.query_one("#cluster-title", Static).update(Text("reading communities…", "dim italic"))
+        self.query_one("#clusters", DataTable).focus()
+        self._fit_all()
+        self.call_after_refresh(self.action_reload)
+
+    # -- layout ------------------------------------------------------------------------
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_all)
+
+    def _fit_all(self) -> None:
+        for table_id, columns in (
+            ("clusters", cluster_columns(self.with_spikuit)),
+            ("members", MEMBER_COLUMNS),
+            ("fading", FADING_COLUMNS),
+        ):
+            table = self.query_one(f"#{table_id}", DataTable)
+            width = table.size.width or self.size.width
+            widths = fit_widths(columns, width)
+            if getattr(table, "_bv_widths", None) == widths:
+                continue
+            table._bv_widths = widths  # type: ignore[attr-defined]
+            table.clear(columns=True)
+            for (label, key, _w), w in zip(columns, widths, strict=True):
+                table.add_column(Text(label), key=key, width=w)
+        if self.rows:
+            self._fill_clusters()
+        if self.members:
+            self._fill_members()
+        if self.fading is not None:
+            self._fill_fading()
+
+    @property
+    def with_spikuit(self) -> bool:
+        """Whether Spikuit's own communities exist here (then shown for comparison)."""
+        return self.data is not None and bool((self.data.spikuit >= 0).any())
+
+    @property
+    def threshold(self) -> float:
+        """The pruning threshold from the config."""
+        return float(self.app.config.reflections.pruning_threshold)  # type: ignore[attr-defined]
+
+    # -- loading -----------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        """Read the communities again (re-clustering only if the graph changed)."""
+        self.load()
+        if self.fading is not None:
+            self.load_fading()
+
+    @work(thread=True, exclusive=True, group="communities-load")
+    def load(self) -> None:
+        """Cached partition first, then (if the graph changed) a fresh clustering."""
+        from brainview.core.fsrs_math import format_ts
+        from brainview.services import communities as svc
+        from brainview.services.clustering_runner import ClusteringCancelled, ClusteringJob
+
+        now = self.app.now()  # type: ignore[attr-defined]
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                if project.agent is None:
+                    self.post_message(CommunitiesFailed("communities", "No agent brain yet."))
+                    return
+                part, fresh = svc.load_partition(project)
+                stale = part is not None and not fresh
+                if part is not None:
+                    self._post_page(project, svc.load_data(project, part, fresh, now))
+                if fresh:
+                    return
+                self.running = True
+                self.job = ClusteringJob(
+                    project.agent.path,
+                    now_iso=format_ts(now),
+                    progress=lambda s, f: self.post_message(ClusteringProgress(s, f)),
+                )
+                self.post_message(ClusteringProgress("starting", 0.0))
+                try:
+                    part = self.job.run()
+                finally:
+                    self.job, self.running = None, False
+                svc.store_partition(project, part)
+                self._post_page(project, svc.load_data(project, part, True, now))
+                self.post_message(ClusteringStopped("done", replaced=stale))
+        except ClusteringCancelled:
+            self.post_message(ClusteringStopped("cancelled"))
+        except Exception as err:  # noqa: BLE001 - shown in the UI
+            self.post_message(ClusteringStopped(one_line(str(err), 200)))
+
+    def _post_page(self, project: Any, data: CommunityData) -> None:
+        from brainview.services.communities import community_rows
+
+        rows, total = community_rows(project, data, threshold=self.threshold, sort=self.sort)
+        self.post_message(CommunitiesLoaded(data, rows, total, self.sort))
+
+    @work(thread=True, exclusive=True, group="communities-rows")
+    def resort(self, data: CommunityData) -> None:
+        """Sort the communities again (labels for the new first page)."""
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                self._post_page(project, data)
+        except Exception as err:  # noqa: BLE001
+            self.post_message(CommunitiesFailed("communities", one_line(str(err), 200)))
+
+    @work(thread=True, exclusive=True, group="communities-cluster")
+    def load_cluster(self, data: CommunityData, number: int) -> None:
+        """Members and curves of one community (thread)."""
+        from brainview.services.communities import cluster_curves, member_rows
+
+        now = self.app.now()  # type: ignore[attr-defined]
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                members, total = member_rows(project, data, number)
+            curves = cluster_curves(data, number, now, threshold=self.threshold)
+        except Exception as err:  # noqa: BLE001
+            self.post_message(CommunitiesFailed("members", one_line(str(err), 200)))
+            return
+        self.post_message(ClusterLoaded(number, members, total, curves))
+
+    @work(thread=True, exclusive=True, group="communities-fading")
+    def load_fading(self) -> None:
+        """The fading list (thread)."""
+        from brainview.services.curves import fading
+
+        cfg = self.app.config.reflections  # type: ignore[attr-defined]
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                if project.agent is None:
+                    return
+                result = fading(
+                    project,
+                    self.app.now(),  # type: ignore[attr-defined]
+                    threshold=cfg.pruning_threshold,
+                    days=cfg.fading_days,
+                )
+        except Exception as err:  # noqa: BLE001
+            self.post_message(CommunitiesFailed("fading list", one_line(str(err), 200)))
+            return
+        self.post_message(FadingLoaded(result))
+
+    # -- showing -----------------------------------------------------------------------
+
+    @on(CommunitiesLoaded)
+    def show_communities(self, message: CommunitiesLoaded) -> None:
+        keep = self.number
+        had_spikuit = self.with_spikuit
+        self.data, self.rows, self.total = message.data, message.rows, message.total
+        if had_spikuit != self.with_spikuit:
+            self._fit_all()  # adds or drops the Spikuit column, then refills
+        self._fill_clusters()
+        self._title()
+        numbers = [r.number for r in self.rows]
+        table = self.query_one("#clusters", DataTable)
+        if keep in numbers:
+            table.move_cursor(row=numbers.index(keep), animate=False)
+        self._after_cluster_cursor(force=True)
+        self.refresh_bindings()
+
+    def _title(self) -> None:
+        data = self.data
+        if data is None:
+            return
+        part = data.partition
+        shown = f"first {len(self.rows)} of " if len(self.rows) < self.total else ""
+        state = "" if data.fresh else " · ⚠ stale: graph changed since"
+        self.query_one("#cluster-title", Static).update(
+            Text(
+                f"{shown}{self.total:,} communities of {len(data.ids):,} reflections · "
+                f"by {SORT_NAMES[self.sort]} · modularity {part.modularity:.2f}{state}"
+            )
+        )
+
+    def _fill_clusters(self) -> None:
+        table = self.query_one("#clusters", DataTable)
+        spikuit = self.with_spikuit
+        cursor = table.cursor_row
+        table.clear()
+        for row in self.rows:
+            table.add_row(*cluster_cells(row, with_spikuit=spikuit), key=str(row.number))
+        if self.rows:
+            table.move_cursor(row=max(0, min(cursor, len(self.rows) - 1)), animate=False)
+
+    @on(DataTable.RowHighlighted, "#clusters")
+    def _cluster_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._after_cluster_cursor()
+
+    def _after_cluster_cursor(self, force: bool = False) -> None:
+        table = self.query_one("#clusters", DataTable)
+        if self.data is None or not self.rows:
+            return
+        row = self.rows[max(0, min(table.cursor_row, len(self.rows) - 1))]
+        if force or row.number != self.number:
+            self.number = row.number
+            self.load_cluster(self.data, row.number)
+
+    @on(ClusterLoaded)
+    def show_cluster(self, message: ClusterLoaded) -> None:
+        if message.number != self.number:
+            return
+        self.members, self.member_total = message.members, message.total
+        self._fill_members()
+        row = next((r for r in self.rows if r.number == message.number), None)
+        name = "isolated reflections" if message.number < 0 else f"#{message.number}"
+        label = f" · {one_line(row.label, 40)}" if row and message.number >= 0 else ""
+        more = f" (weakest {len(self.members)})" if len(self.members) < message.total else ""
+        policy = ""
+        if row and row.policies:
+            policy = " · policy " + ", ".join(one_line(p, 24) for p in row.policies)
+        self.query_one("#members-title", Static).update(
+            Text(f"{name}{label} · {message.total:,} members{more}{policy}")
+        )
+        curves = message.curves
+        self.query_one("#cluster-dist", DistributionPlot).set_counts(
+            curves.counts, unreviewed=curves.unreviewed
+        )
+        self.query_one("#cluster-forecast", ForecastPlot).set_forecast(
+            curves.mean_forecast,
+            threshold=curves.threshold,
+            crossing=curves.crossing,
+            what="mean R",
+        )
+
+    def _fill_members(self) -> None:
+        table = self.query_one("#members", DataTable)
+        table.clear()
+        for m in self.members:
+            table.add_row(*member_cells(m), key=m.id)
+
+    @on(FadingLoaded)
+    def show_fading(self, message: FadingLoaded) -> None:
+        self.fading = message.fading
+        self._fill_fading()
+        f = message.fading
+        more = f" (first {len(f.rows)})" if len(f.rows) < f.total else ""
+        self.query_one("#fading-title", Static).update(
+            Text(
+                f"{f.total:,} reflection(s) fall below R {f.threshold:.2f} within {f.days} d"
+                f"{more} · {f.below_now:,} already below · k rescue · l let go · enter open"
+            )
+        )
+        self.refresh_bindings()
+
+    def _fill_fading(self) -> None:
+        assert self.fading is not None
+        table = self.query_one("#fading", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for row in self.fading.rows:
+            table.add_row(*fading_cells(row), key=row.id)
+        if self.fading.rows:
+            table.move_cursor(row=max(0, min(cursor, len(self.fading.rows) - 1)), animate=False)
+
+    # -- clustering progress -----------------------------------------------------------
+
+    @on(ClusteringProgress)
+    def show_progress(self, message: ClusteringProgress) -> None:
+        if not self.running:
+            return
+        self.query_one("#progress-line").display = True
+        self.query_one("#progress-text", Static).update(
+            Text(f"clustering: {one_line(message.stage, 70)} · esc cancels")
+        )
+        self.query_one("#cluster-progress", ProgressBar).update(progress=100 * message.fraction)
+        self.refresh_bindings()
+
+    @on(ClusteringStopped)
+    def clustering_stopped(self, message: ClusteringStopped) -> None:
+        self.query_one("#progress-line").display = False
+        if message.outcome == "done":
+            if message.replaced:
+                self.notify("communities updated: the graph changed since", timeout=3)
+        elif message.outcome == "cancelled":
+            self.notify("clustering cancelled; showing the cached communities", timeout=3)
+            if self.data is None:
+                self.query_one("#cluster-title", Static).update(
+                    Text("clustering cancelled · ctrl+r to run it again", style="italic")
+                )
+        else:
+            self.notify(message.outcome, title="Clustering failed", severity="error", markup=False)
+        self.refresh_bindings()
+
+    def action_cancel(self) -> None:
+        """Cancel the running clustering (the child process is killed)."""
+        job = self.job
+        if job is not None:
+            job.cancel()
+            self.query_one("#progress-text", Static).update(Text("cancelling…"))
+
+    # -- actions -----------------------------------------------------------------------
+
+    def _tab(self) -> str:
+        return str(self.query_one("#communities-tabs", TabbedContent).active)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running
+        if action in ("decide", "undo"):
+            if self._tab() != "fading-tab":
+                return False
+            if action == "undo":
+                return bool(self.session_decisions) or None
+            return bool(self.fading and self.fading.rows) or None
+        if action == "sort":
+            return self._tab() == "clusters-tab"
+        return True
+
+    def action_toggle_view(self) -> None:
+        """Switch between the clusters and the fading list."""
+        tabs = self.query_one("#communities-tabs", TabbedContent)
+        tabs.active = "fading-tab" if tabs.active == "clusters-tab" else "clusters-tab"
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "fading-tab":
+            self.query_one("#fading", DataTable).focus()
+            if self.fading is None:
+                self.query_one("#fading-title", Static).update(Text("reading…", "dim italic"))
+                self.load_fading()
+        else:
+            self.query_one("#clusters", DataTable).focus()
+        self.refresh_bindings()
+
+    def action_sort(self) -> None:
+        """Cycle the sort order of the communities."""
+        from brainview.services.communities import SORTS
+
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        if self.data is not None:
+            self.resort(self.data)
+
+    def _highlighted_reflection(self) -> str | None:
+        focused = self.focused
+        if isinstance(focused, DataTable) and focused.id in ("members", "fading"):
+            ids = (
+                [m.id for m in self.members]
+                if focused.id == "members"
+                else [r.id for r in (self.fading.rows if self.fading else [])]
+            )
+            if 0 <= focused.cursor_row < len(ids):
+                return ids[focused.cursor_row]
+        return None
+
+    def action_inspect(self) -> None:
+        """Open the reflection view for the highlighted member / fading reflection."""
+        rid = self._highlighted_reflection()
+        if rid is None and self.members:
+            rid = self.members[0].id
+        if rid is not None:
+            self.app.open_reflection(rid)  # type: ignore[attr-defined]
+
+    @on(DataTable.RowSelected, "#members, #fading")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.app.open_reflection(str(event.row_key.value))  # type: ignore[attr-defined]
+
+    def action_decide(self, action: str) -> None:
+        """Rescue or let go the highlighted fading reflection."""
+        table = self.query_one("#fading", DataTable)
+        if self.fading and 0 <= table.cursor_row < len(self.fading.rows):
+            self.decide_fading(self.fading.rows[table.cursor_row].id, action)
+
+    @work(thread=True, exclusive=True, group="communities-decide")
+    def decide_fading(self, reflection_id: str, action: str) -> None:
+        """Record the decision in its own write transaction (thread)."""
+        from brainview.services.curves import decide_fading
+
+        try:
+            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+                did = decide_fading(
+                    project,
+                    reflection_id,
+                    action,
+                    decider=self.app.decider,  # type: ignore[attr-defined]
+                    now=self.app.now(),  # type: ignore[attr-defined]
+                    threshold=self.threshold,
+                )
+        except Exception as err:  # noqa: BLE001
+            self.post_message(CommunitiesFailed("decision", one_line(str(err), 200)))
+            return
+        self.post_message(FadingDecided(reflection_id, action, did))
+
+    def action_undo(self) -> None:
+        """Withdraw this session's most recent rescue / let-go."""
+        if self.session_decisions:
+            self.undo_fading(*self.session_decisions[-1])
+
+    @work(thread=True, exclusive=True, group="communities-decide")
+    def undo_fading(self, decision_id: int, reflection_id: str) -> None:
+        """Mark the decision undone (thread)."""
+        from brainview.services.curves import undo_fading_decision
+
+        try:
+            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+                undo_fading_decision(
+                    project,
+                    decision_id,
+                    actor=self.app.decider,  # type: ignore[attr-defined]
+                    now=self.app.now(),  # type: ignore[attr-defined]
+                )
+        except Exception as err:  # noqa: BLE001
+            self.post_message(CommunitiesFailed("undo", one_line(str(err), 200)))
+            return
+        self.post_message(FadingDecided(reflection_id, "undo", None))
+
+    @on(FadingDecided)
+    def decided(self, message: FadingDecided) -> None:
+        if message.decision_id is None:
+            self.session_decisions.pop()
+            self.notify("↶ decision withdrawn", timeout=2)
+        else:
+            self.session_decisions.append((message.decision_id, message.reflection_id))
+            mark = "⛨ kept: no pruning" if message.action == "rescue" else "↓ let go"
+            self.notify(mark, timeout=2)
+            self.query_one("#fading", DataTable).action_cursor_down()
+        self.load_fading()
+
+    @on(CommunitiesFailed)
+    def failed(self, message: CommunitiesFailed) -> None:
+        self.notify(
+            message.text, title=f"Could not load {message.what}", severity="error", markup=False
+        )

@@ -1,0 +1,60 @@
+"""Messages of the triage screen: workers post them, handlers apply them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from brainview.services.detail import ProposalDetail
+    from brainview.services.queue import QueueRow
+
+
+@dataclass
+class QueueLoaded(Message):
+    """A page of the queue is ready."""
+
+    rows: list[QueueRow]
+    total: int
+    signature: tuple[int, int, int]
+    keep: str | None
+
+
+@dataclass
+class QueueExtended(Message):
+    """The next page of the queue is ready (rows start at ``offset``)."""
+
+    rows: list[QueueRow]
+    total: int
+    offset: int
+
+
+@dataclass
+class DetailLoaded(Message):
+    """The highlighted proposal's context is ready."""
+
+    detail: ProposalDetail
+
+
+@dataclass
+class DecisionPersisted(Message):
+    """Decisions were committed (one per proposal)."""
+
+    results: list[Any]
+    verdict: str
+
+
+@dataclass
+class UndoPersisted(Message):
+    """A decision was undone."""
+
+    proposal_id: str
+
+
+@dataclass
+class ActionFailed(Message):
+    """A decision or undo was refused; ``text`` is one line."""
+
+    text: str

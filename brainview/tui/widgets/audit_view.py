@@ -1,0 +1,220 @@
+"""The audit trail of one reflection: origin, grades, STDP, merges, lifecycle, influence.
+
+:class:`AuditView` loads its trail itself in a thread worker (set ``reflection_id``) and
+renders it with :func:`render_trail`; every string from the brain is shown inert
+through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a count;
+``brainview reflect inspect ID --json`` has everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from brainview.core.safe_text import one_line, safe_text
+from brainview.services.audit import AuditTrail
+from brainview.tui.widgets.suspicion import state_line, state_mark
+
+MAX_ROWS = 40
+GRADE_MARK = {1: "✗ miss", 2: "~ weak", 3: "✓ fire", 4: "✓✓ strong"}
+STATUS_MARK = {"pending": "… pending", "accepted": "✓ accepted", "rejected": "✗ rejected"}
+
+
+def _when(ts: str | None) -> str:
+    return one_line((ts or "")[:16].replace("T", " "), 16)
+
+
+def _section(title: str, rows: list[Text], empty: str) -> list[RenderableType]:
+    out: list[RenderableType] = [Text(f"\n{title} ({len(rows)})", style="bold underline")]
+    if not rows:
+        out.append(Text(f"  {empty}", style="dim italic"))
+    out += rows[:MAX_ROWS]
+    if len(rows) > MAX_ROWS:
+        out.append(Text(f"  … {len(rows) - MAX_ROWS} more (reflect inspect --json)", style="dim"))
+    return out
+
+
+def _origin(t: AuditTrail) -> Text:
+    o = t.origin
+    if o.kind == "rejection":
+        line = Text.assemble(
+            ("✗ written by a rejection", "bold"),
+            f" of {one_line(o.proposal_id, 40)} ({one_line(o.proposal_kind, 20)})",
+            f" · decision {one_line(o.decision_id, 24)} by {one_line(o.actor, 40)}",
+            f" · {_when(o.at)}",
+        )
+        if o.reason:
+            line.append(" — ")
+            line.append_text(safe_text(o.reason, multiline=False, limit=200))
+        return line
+    if o.kind == "imported":
+        return Text.assemble(
+            ("↧ imported", "bold"),
+            f" through Spikuit by {one_line(o.actor, 60)} · {_when(o.at)}",
+            f" · {one_line(o.reason, 60)}",
+        )
+    return Text.assemble(
+        ("• pre-existing", "bold"), f" · created {_when(t.created_at)} · no record of its writer"
+    )
+
+
+def _grades(t: AuditTrail) -> list[Text]:
+    rows = []
+    for g in t.grades:
+        line = Text.assemble(_when(g.fired_at), "  ", (GRADE_MARK.get(g.grade, "?"), "bold"), "  ")
+        if g.via == "brainview":
+            line.append(
+                f"{one_line(g.proposal_id, 32)} ({one_line(g.proposal_kind, 16)}) "
+                f"{one_line(g.verdict, 8)} by {one_line(g.decider, 32)} · {one_line(g.stance, 9)}"
+            )
+        else:
+            line.append(f"outside brainview · session {one_line(g.session_id, 32) or '—'}", "dim")
+        rows.append(line)
+    return rows
+
+
+def _weights(t: AuditTrail) -> list[Text]:
+    rows = []
+    for w in t.weight_changes:
+        edge = f"{one_line(w.pre, 24)} -{one_line(w.type, 12)}→ {one_line(w.post, 24)}"
+        after = f"{w.after:.3f}" if w.after is not None else "—"
+        change = f"{w.before:.3f} → {after}" if w.before is not None else f"linked at {after}"
+        rows.append(Text(f"{_when(w.at)}  {edge}  {change}  · {one_line(w.decision_id, 20)}"))
+    return rows
+
+
+def _lifecycle(t: AuditTrail) -> list[Text]:
+    rows = []
+    for e in t.lifecycle:
+        mark = state_mark(e.state)
+        line = Text(f"{_when(e.at)}  ").append_text(mark if mark.plain else Text("● live", "bold"))
+        line.append(
+            f"  {one_line(e.action, 12)} by {one_line(e.actor, 40)} · {one_line(e.batch_id, 20)}"
+        )
+        if e.reason:
+            line.append(" — ")
+            line.append_text(safe_text(e.reason, multiline=False, limit=200))
+        if e.undone_at:
+            line.append(f"  (undone by {one_line(e.undone_by, 40)} {_when(e.undone_at)})", "italic")
+        rows.append(line)
+    return rows
+
+
+def _influenced(t: AuditTrail) -> list[Text]:
+    rows = []
+    for p in t.influenced:
+        status = STATUS_MARK.get(p.status, one_line(p.status, 12))
+        line = Text.assemble(
+            (status, "bold"),
+            f"  {one_line(p.proposal_id, 32)} {one_line(p.kind, 16)} · {one_line(p.role, 10)}",
+            f"/{one_line(p.stance, 9)}" if p.stance else "",
+            "  ",
+        )
+        line.append_text(safe_text(p.summary, multiline=False, limit=80))
+        if p.decider:
+            line.append(f"  by {one_line(p.decider, 32)}", "dim")
+        rows.append(line)
+    return rows
+
+
+def render_trail(t: AuditTrail, *, show_content: bool = False) -> RenderableType:
+    """The whole trail as inert text."""
+    head = Text.assemble(
+        (one_line(t.reflection_id, 40), "bold"),
+        f"  {one_line(t.skill, 16) or '∅'} · {one_line(t.type, 16)}",
+        f" · created {_when(t.created_at)}",
+    )
+    parts: list[RenderableType] = [head]
+    status = state_line(t.status.state, t.status.reason, t.status.actor)
+    parts.append(status if status.plain else Text("● live", style="bold"))
+    if show_content:
+        parts.append(safe_text(t.content, limit=1_500))
+    parts += [Text("\norigin", style="bold underline"), _origin(t)]
+    parts += _section("grades", _grades(t), "never graded")
+    parts += _section("STDP and links", _weights(t), "no weight changes recorded")
+    merges = [
+        Text(f"{_when(m.at)}  {m.role.replace('_', ' ')} {one_line(m.other, 40)}") for m in t.merges
+    ]
+    parts += _section("merges", merges, "none")
+    parts += _section("lifecycle", _lifecycle(t), "never challenged or invalidated")
+    parts += _section("proposals it influenced", _influenced(t), "none")
+    return Group(*parts)
+
+
+class AuditView(Static):
+    """A reflection's audit trail; set ``reflection_id`` and it loads (thread worker)."""
+
+    DEFAULT_CSS = """
+    AuditView { height: auto; padding: 0 1; }
+    """
+
+    reflection_id: reactive[str | None] = reactive(None)
+    """Which reflection to show (``None``: nothing)."""
+
+    trail: reactive[AuditTrail | None] = reactive(None, layout=True)
+    """The loaded trail (``None`` while loading)."""
+
+    error: reactive[str] = reactive("", layout=True)
+    """One line when loading failed."""
+
+    @dataclass
+    class Loaded(Message):
+        """A trail was read."""
+
+        trail: AuditTrail
+
+    @dataclass
+    class Failed(Message):
+        """Reading failed; ``text`` is one line."""
+
+        reflection_id: str
+        text: str
+
+    def __init__(self, *, show_content: bool = False, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.show_content = show_content
+
+    def watch_reflection_id(self, rid: str | None) -> None:
+        self.trail, self.error = None, ""
+        if rid:
+            self._load(rid)
+
+    def reload(self) -> None:
+        """Read the trail again (after a lifecycle change)."""
+        if self.reflection_id:
+            self._load(self.reflection_id)
+
+    @work(thread=True, exclusive=True, group="audit-view")
+    def _load(self, rid: str) -> None:
+        from brainview.services.audit import trail
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                self.post_message(self.Loaded(trail(project, rid)))
+        except Exception as err:  # noqa: BLE001 - shown in the widget
+            self.post_message(self.Failed(rid, one_line(str(err), 200)))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        if message.trail.reflection_id == self.reflection_id:
+            self.trail = message.trail
+
+    @on(Failed)
+    def _failed(self, message: Failed) -> None:
+        if message.reflection_id == self.reflection_id:
+            self.error = message.text
+
+    def render(self) -> RenderableType:
+        if self.error:
+            return Text.assemble(("could not read the audit trail: ", "bold"), self.error)
+        if self.trail is None:
+            return Text(
+                "reading the audit trail…" if self.reflection_id else "", style="dim italic"
+            )
+        return render_trail(self.trail, show_content=self.show_content)

@@ -1,0 +1,120 @@
+"""Table cells for the communities screen (clusters, members, fading list).
+
+Every string from the brain goes through :mod:`brainview.core.safe_text` into ``Text``
+objects (``DataTable`` parses plain strings as markup). Meaning never by colour alone:
+✓ strong / ✗ miss, ⛨ kept / ↓ let go, ⚠ below threshold.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from brainview.core.safe_text import one_line
+
+if TYPE_CHECKING:
+    from brainview.services.communities import CommunityRow, MemberRow
+    from brainview.services.curves import FadingRow
+
+SKILL_SHORT = {"curator": "c", "tutor": "t", "qabot": "q", "learn": "l"}
+DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}
+CLUSTER_COLUMNS = (
+    ("#", "number", 3),
+    ("label", "label", 0),
+    ("size", "size", 5),
+    ("skills", "skills", 10),
+    ("R̄ now", "r", 5),
+    ("low", "below", 3),
+    ("✓/✗", "grades", 7),
+    ("policy", "policy", 6),
+)
+"""(label, key, width; 0 = takes what is left)."""
+SPIKUIT_COLUMN = ("spkt", "spikuit", 8)
+"""Spikuit's own community, only where the brain has one."""
+MEMBER_COLUMNS = (
+    ("reflection", "title", 0),
+    ("skill", "skill", 7),
+    ("R now", "r", 5),
+    ("S (d)", "s", 6),
+    ("✓/✗", "grades", 7),
+)
+FADING_COLUMNS = (
+    ("below in", "when", 9),
+    ("R now", "r", 6),
+    ("S (d)", "s", 7),
+    ("skill", "skill", 7),
+    ("reflection", "title", 0),
+    ("decision", "decision", 9),
+)
+
+
+Columns = tuple[tuple[str, str, int], ...]
+
+
+def cluster_columns(with_spikuit: bool) -> Columns:
+    """The communities list's columns (Spikuit's community only where present)."""
+    return (*CLUSTER_COLUMNS, SPIKUIT_COLUMN) if with_spikuit else CLUSTER_COLUMNS
+
+
+def fit_widths(columns: Columns, width: int) -> list[int]:
+    """Column widths for a table ``width`` cells wide (the flexible column gets the rest)."""
+    fixed = sum(w for _l, _k, w in columns)
+    # Each column has one cell of padding on both sides; keep room for a scrollbar.
+    flexible = max(8, width - fixed - 2 * len(columns) - 2)
+    return [w or flexible for _l, _k, w in columns]
+
+
+def skills_text(skills: dict[str, int]) -> Text:
+    """``c8 t2 q3``: members per skill, biggest first."""
+    parts = sorted(skills.items(), key=lambda kv: (-kv[1], kv[0]))
+    return Text(" ".join(f"{SKILL_SHORT.get(s, one_line(s, 6) or '∅')}{n}" for s, n in parts))
+
+
+def _r(value: float | None) -> Text:
+    return Text("—" if value is None else f"{value:.2f}", justify="right")
+
+
+def _grades(strong: int, miss: int) -> Text:
+    return Text(f"✓{strong} ✗{miss}" if strong or miss else "—")
+
+
+def cluster_cells(row: CommunityRow, *, with_spikuit: bool = False) -> tuple[Text, ...]:
+    """One line of the communities list."""
+    number = "·" if row.number < 0 else str(row.number)
+    policy = f"◆ {len(row.policies)}" if row.policies else ""
+    spikuit = "—" if row.spikuit is None else f"#{row.spikuit[0]} {row.spikuit[1]:.0%}"
+    cells = (
+        Text(number, justify="right"),
+        Text(one_line(row.label, 60) or "—", style="italic" if row.number < 0 else ""),
+        Text(f"{row.size:,}", justify="right"),
+        skills_text(row.skills),
+        _r(row.mean_r),
+        Text(f"{row.below}" if row.below else "", justify="right"),
+        _grades(row.strong, row.miss),
+        Text(policy),
+    )
+    return (*cells, Text(one_line(spikuit, 8))) if with_spikuit else cells
+
+
+def member_cells(row: MemberRow) -> tuple[Text, ...]:
+    """One member of the selected community."""
+    return (
+        Text(one_line(row.title, 120)),
+        Text(one_line(row.skill, 7)),
+        _r(row.r_now),
+        Text("—" if row.stability is None else f"{row.stability:.1f}", justify="right"),
+        _grades(row.strong, row.miss),
+    )
+
+
+def fading_cells(row: FadingRow) -> tuple[Text, ...]:
+    """One reflection of the fading list."""
+    return (
+        Text(f"{row.crossing_days:.1f} d", justify="right"),
+        _r(row.r_now),
+        Text(f"{row.stability:.1f}", justify="right"),
+        Text(one_line(row.skill, 7)),
+        Text(one_line(row.title, 120)),
+        Text(DECISION_MARK.get(row.decision or "", ""), style="bold"),
+    )

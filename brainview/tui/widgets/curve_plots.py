@@ -1,0 +1,147 @@
+"""Plots of forgetting: R-now distribution, forecast with the pruning threshold, and a
+reflection's stability history with its grades marked.
+
+Marks never rely on colour alone: each grade has its own marker character, the
+threshold and crossing day are named in the title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from textual_plotext.plot import Plot
+
+from brainview.tui.widgets.throttled_plot import ThrottledPlot, downsample
+
+if TYPE_CHECKING:
+    from brainview.services.curves import HistoryPoint
+
+DECILES = [f"{i / 10:.1f}" for i in range(10)]
+GRADE_MARKERS = {1: ("✗", "miss"), 2: ("~", "weak"), 3: ("✓", "fire"), 4: ("◆", "strong")}
+"""Marker character and name per spike grade."""
+
+
+THRESHOLD_COLOR = "red"
+CROSSING_COLOR = "orange"
+
+
+def _when(days: float | None, threshold: float, horizon: int) -> str:
+    if days is None:
+        return f"stays ≥ {threshold:.2f} for {horizon} d"
+    if days <= 0:
+        return f"already < {threshold:.2f}"
+    return f"< {threshold:.2f} in {days:.1f} d"
+
+
+def fitting(width: int, *titles: str) -> str:
+    """The first title that fits ``width`` cells (plotext drops titles that do not)."""
+    for title in titles:
+        if len(title) <= width - 2:
+            return title
+    return titles[-1][: max(0, width - 2)]
+
+
+def _count_ticks(top: int) -> list[int]:
+    """A few whole-number ticks from 0 to ``top``."""
+    step = max(1, -(-top // 4))
+    return list(range(0, top + step, step))
+
+
+class DistributionPlot(ThrottledPlot):
+    """Bar chart: how many reflections sit in each R-now decile."""
+
+    def set_counts(self, counts: Sequence[int] | None, *, unreviewed: int = 0) -> None:
+        """Draw ``counts`` (``None`` = loading)."""
+
+        def draw(plt: Plot) -> None:
+            if counts is None:
+                plt.title("R now: loading…")
+                return
+            plt.bar(DECILES, list(counts), width=0.6, marker="hd")
+            plt.yticks(_count_ticks(max(counts, default=0)))
+            note = f" · {unreviewed} never reviewed" if unreviewed else ""
+            plt.title(fitting(self.size.width, f"R now per decile{note}", "R now per decile"))
+            plt.xlabel("retrievability now")
+
+        self.show(draw)
+
+
+class ForecastPlot(ThrottledPlot):
+    """Retrievability over the coming days, the pruning threshold and the crossing day."""
+
+    def set_forecast(
+        self,
+        values: np.ndarray | None,
+        *,
+        threshold: float,
+        crossing: float | None,
+        what: str = "R",
+    ) -> None:
+        """Draw ``values`` at day offsets 0..n−1 (``None`` = loading, empty = no card)."""
+
+        def draw(plt: Plot) -> None:
+            if values is None:
+                plt.title("forecast: loading…")
+                return
+            if values.size == 0:
+                plt.title("forecast: never reviewed, nothing to forecast")
+                return
+            days = values.size - 1
+            x, y = downsample(np.arange(values.size), values, self.max_points)
+            plt.plot(x.tolist(), y.tolist(), marker="braille")
+            plt.hline(threshold, color=THRESHOLD_COLOR)
+            if crossing is not None and 0 < crossing < days:
+                plt.vline(crossing, color=CROSSING_COLOR)
+            plt.ylim(0.0, 1.0)
+            plt.xlim(0, days)
+            ticks = sorted({0.0, 0.5, 1.0, round(threshold, 2)})
+            plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
+            when = _when(crossing, threshold, days)
+            plt.title(fitting(self.size.width, f"{what} forecast · {when}", f"{what} {when}"))
+            plt.xlabel(f"days from now (threshold {threshold:.2f})")
+
+        self.show(draw)
+
+
+class StabilityPlot(ThrottledPlot):
+    """Stability after each replayed review (a step curve, log scale), grades marked."""
+
+    def set_history(self, points: Sequence[HistoryPoint] | None) -> None:
+        """Draw the replayed history (``None`` = loading, empty = never reviewed)."""
+
+        def draw(plt: Plot) -> None:
+            if points is None:
+                plt.title("stability history: loading…")
+                return
+            if not points:
+                plt.title("stability history: no reviews yet")
+                return
+            days = np.array([p.days for p in points])
+            stab = np.array([p.stability for p in points])
+            # Stability holds between reviews: draw it as steps up to now.
+            xs = np.repeat(np.append(days, 0.0), 2)[1:-1]
+            ys = np.repeat(stab, 2)
+            x, y = downsample(xs, ys, self.max_points)
+            plt.plot(x.tolist(), y.tolist(), marker="braille")
+            shown = []
+            for grade, (mark, name) in GRADE_MARKERS.items():
+                at = np.array([p.grade == grade for p in points])
+                if at.any():
+                    gx, gy = downsample(days[at], stab[at], self.max_points)
+                    plt.scatter(gx.tolist(), gy.tolist(), marker=mark)
+                    shown.append(f"{mark} {name}")
+            # Marks are named in the axis label, not a legend box (which would hide points).
+            plt.xlabel("days before now · " + "  ".join(shown))
+            plt.yscale("log")
+            n = len(points)
+            plt.title(
+                fitting(
+                    self.size.width,
+                    f"stability after each of {n} review(s), replayed with py-fsrs",
+                    f"stability after {n} review(s)",
+                )
+            )
+
+        self.show(draw)
