@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 
@@ -120,6 +121,17 @@ class BrainviewApp(App[int]):
                 project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
                 self._projects[key] = project
         return nullcontext(project)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below the minimum size show a clear notice rather than a broken layout."""
+        from brainview.tui.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+
+        small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
+        showing = isinstance(self.screen, TooSmallScreen)
+        if small and not showing:
+            self.push_screen(TooSmallScreen())
+        elif not small and showing:
+            self.pop_screen()
 
     def on_unmount(self) -> None:
         for project in self._projects.values():

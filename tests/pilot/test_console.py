@@ -81,3 +81,40 @@ def test_bad_config_exits_cleanly(demo, toml: str, needle: str) -> None:  # type
     assert out.returncode == int(ExitCode.CONFIG)
     assert needle in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+async def test_copy_and_export_queue(demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import csv
+    import json
+
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = app.screen.current_id
+        await pilot.press("c")
+        assert app.clipboard == first
+        await pilot.press("C")
+        data = json.loads(app.clipboard)
+        assert data["id"] == first and "params" in data
+        out = tmp_path / "queue.csv"
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*str(out))
+        await pilot.press("enter")
+        await settle(pilot)
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 36 and rows[0]["id"] == first
+
+
+async def test_too_small_terminal_shows_notice(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.screens.too_small import TooSmallScreen
+
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+    async with app.run_test(size=(50, 12)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert not isinstance(app.screen, TooSmallScreen)

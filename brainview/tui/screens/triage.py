@@ -6,6 +6,7 @@ moves the cursor and redraws what changed when the result message arrives.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,25 @@ class TriageScreen(Screen[None]):
         Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order"),
         Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
+        Binding(
+            "c",
+            "copy_id",
+            "Copy id",
+            id="triage.copy_id",
+            tooltip="Copy the proposal id",
+            show=False,
+        ),
+        Binding(
+            "C",
+            "copy_json",
+            "Copy JSON",
+            id="triage.copy_json",
+            tooltip="Copy the proposal as JSON",
+            show=False,
+        ),
+        Binding(
+            "e", "export", "Export", id="triage.export", tooltip="Export the queue view", show=False
+        ),
         Binding("G", "cursor_last", "Last", id="triage.last", show=False),
         Binding("g", "cursor_first", "First", id="triage.first", show=False),
         Binding("escape", "clear", "Clear", id="triage.clear", show=False),
@@ -421,6 +441,74 @@ class TriageScreen(Screen[None]):
     def action_skip(self) -> None:
         """Move on without deciding."""
         self.action_cursor(1)
+
+    def action_copy_id(self) -> None:
+        """Copy the highlighted proposal's id (OSC 52; tmux needs ``set-clipboard on``)."""
+        pid = self.current_id
+        if pid:
+            self.app.copy_to_clipboard(pid)
+            self.notify(f"copied {one_line(pid, 40)}", timeout=2, markup=False)
+
+    def action_copy_json(self) -> None:
+        """Copy the highlighted proposal as JSON (control characters stay escaped)."""
+        d = self.detail
+        if d is None or d.id != self.current_id:
+            return
+        payload = {
+            "id": d.id,
+            "skill": d.skill,
+            "kind": d.kind,
+            "params": d.params,
+            "rationale": d.rationale,
+            "created_at": d.created_at,
+            "status": d.status,
+            "consulted": [{"reflection": v.id, "stance": v.stance} for v in d.consulted],
+            "retrieved": [v.id for v in d.retrieved],
+        }
+        self.app.copy_to_clipboard(json.dumps(payload, ensure_ascii=True, sort_keys=True))
+        self.notify("copied proposal JSON", timeout=2)
+
+    def action_export(self) -> None:
+        """Export the loaded queue rows (as filtered and sorted) to CSV or JSON."""
+
+        def done(path: str | None) -> None:
+            if path:
+                self.export_view(path)
+
+        self.app.push_screen(
+            ReasonPrompt(
+                "Export the queue view", required=True, placeholder="path ending .csv or .json"
+            ),
+            done,
+        )
+
+    @work(thread=True, exclusive=True, group="triage-export")
+    def export_view(self, path: str) -> None:
+        """Write the rows off the UI thread."""
+        from pathlib import Path
+
+        from brainview.services.view_export import export_rows
+
+        rows = [
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "skill": r.skill,
+                "summary": r.summary,
+                "created_at": r.created_at,
+                "consulted": r.n_consulted,
+                "stale": r.stale or "",
+            }
+            for r in self.rows
+        ]
+        try:
+            n = export_rows(rows, Path(path).expanduser())
+        except Exception as err:  # noqa: BLE001 - shown to the user
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        self.app.call_from_thread(
+            self.notify, f"exported {n} row(s) to {one_line(path, 60)}", markup=False
+        )
 
     def action_cursor_last(self) -> None:
         """Jump to the last loaded proposal (loads the next page if there is one)."""

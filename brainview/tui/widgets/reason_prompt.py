@@ -20,16 +20,20 @@ class ReasonPrompt(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
 
-    def __init__(self, title: str, *, required: bool = False) -> None:
+    def __init__(
+        self, title: str, *, required: bool = False, placeholder: str | None = None
+    ) -> None:
         super().__init__()
         self._title = title
         self._required = required
+        self._placeholder = placeholder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-box"):
             yield Label(self._title, id="prompt-title", markup=False)
             yield Input(
-                placeholder="reason (required)" if self._required else "reason (optional)",
+                placeholder=self._placeholder
+                or ("reason (required)" if self._required else "reason (optional)"),
                 id="prompt-input",
             )
             yield Label("enter to confirm · escape to cancel", classes="hint", markup=False)
