@@ -1,89 +1,88 @@
-"""The headless face: argument parsing and dispatch.
+"""The headless face: the entry point, fast help, dispatch and one-line errors.
 
-Imports nothing heavy at module level so ``brainview --help`` stays fast; each
-command imports the core it needs when it runs.
+``brainview --help`` (and ``brainview COMMAND [ACTION] --help``) must start about as
+fast as Python itself, so this module imports nothing beyond ``os`` and ``sys`` (both
+loaded by the interpreter anyway) at module level — not even ``typing`` or
+``__future__``.  Help is pre-rendered from the parser into
+:mod:`brainview.commands.helptext` (``python -m brainview.docgen --helptext``, kept
+current by a test) and printed without importing argparse; terminals narrower than
+the pre-rendered width get argparse's own rendering.  Everything else builds the
+parser (:mod:`brainview.commands.tree`) and imports only the handler it runs.
 """
 
-from __future__ import annotations
-
-import argparse
-import json
+import os
 import sys
-from collections.abc import Callable, Sequence
 
-from brainview import __version__
-from brainview.errors import BrainviewError, ExitCode
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-def _add_location(p: argparse.ArgumentParser, *, path: bool = True) -> None:
-    if path:
-        p.add_argument(
-            "path", nargs="?", help="project dir, .spikuit dir or circuit.db (default: walk up)"
-        )
-    p.add_argument("--user", help="user brain: path or sqlite:/// URL")
-    p.add_argument("--agent", help="agent brain: path or sqlite:/// URL")
+HELP_FLAGS = ("-h", "--help")
+TOP_FLAGS = (*HELP_FLAGS, "--version")
+COMMANDS = {
+    *("open", "demo", "stats", "init-agent", "propose", "proposals", "reflect"),
+    *("communities", "export"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole command tree (the CLI reference in docs/ is generated from it)."""
-    parser = argparse.ArgumentParser(
-        prog="brainview",
-        description="Keep an AI agent's self-learnt lessons honest: triage curator proposals, "
-        "browse reflection communities, invalidate adversarial reflections.",
-    )
-    parser.add_argument("--version", action="version", version=f"brainview {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("open", help="open the console (the default command)")
-    _add_location(p)
-    p.add_argument("--screen", choices=["overview", "triage"], help="screen to start on")
-
-    p = sub.add_parser("demo", help="write realistic demo brains and open them")
-    p.add_argument("dir", nargs="?", help="where to write the demo project (default: a temp dir)")
-    p.add_argument("--no-open", action="store_true", help="only write the project")
-    p.add_argument("--force", action="store_true", help="replace an existing demo in DIR")
-    p.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
-
-    p = sub.add_parser("stats", help="vital signs of both brains")
-    _add_location(p)
-    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-
-    p = sub.add_parser("init-agent", help="create an empty agent brain next to the user brain")
-    _add_location(p)
-    return parser
+def _terminal_columns() -> int:
+    """Columns argparse would format for (``shutil.get_terminal_size`` without shutil)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
-COMMANDS = {"open", "demo", "stats", "init-agent"}
+def _fast_help(argv: list[str]) -> str | None:
+    """Pre-rendered text for ``[COMMAND [ACTION]] --help`` / ``--version``, else ``None``."""
+    if argv == ["--version"]:
+        from brainview import __version__
+
+        return f"brainview {__version__}"
+    if not argv or argv[-1] not in HELP_FLAGS or len(argv) > 3:
+        return None
+    words = argv[:-1]
+    if any(w.startswith("-") for w in words):
+        return None
+    from brainview.commands.helptext import HELP, WIDTH
+
+    if _terminal_columns() < WIDTH:
+        return None
+    return HELP.get(" ".join(words))
 
 
-def _handler(name: str) -> Handler:
-    from brainview import commands
-
-    return getattr(commands, "cmd_" + name.replace("-", "_"))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: list[str] | tuple[str, ...] | None = None) -> int:
     """Entry point: returns the process exit code."""
     args_in = list(sys.argv[1:] if argv is None else argv)
-    if not args_in or (
-        args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")
-    ):
+    fast = _fast_help(args_in)
+    if fast is not None:
+        sys.stdout.write(fast + "\n")
+        return 0
+    if not args_in or (args_in[0] not in COMMANDS and args_in[0] not in TOP_FLAGS):
         args_in = ["open", *args_in]
-    parser = build_parser()
+    want_json = "--json" in args_in
+    from brainview.errors import BrainviewError, ExitCode
+
     try:
-        args = parser.parse_args(args_in)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    want_json = bool(getattr(args, "json", False))
-    try:
-        return _handler(args.command)(args)
+        from brainview.commands.tree import build_parser
+
+        try:
+            args = build_parser().parse_args(args_in)
+        except SystemExit as exc:  # --help / --version printed by argparse
+            return int(exc.code or 0)
+        from brainview.commands import run
+
+        return run(args)
     except BrainviewError as err:
         _report(err.to_dict(), err.message, want_json)
         return int(err.code)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `brainview export … | head`: the reader left; not an error
+        _silence_stdout()
+        return 0
     except Exception as err:  # noqa: BLE001 - last line of defence: one line, no traceback
         from brainview.core.safe_text import one_line
 
@@ -92,7 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(ExitCode.INTERNAL)
 
 
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def _report(payload: dict[str, object], message: str, want_json: bool) -> None:
+    import json
+
     from brainview.core.safe_text import one_line
 
     if want_json:

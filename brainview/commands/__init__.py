@@ -1,33 +1,18 @@
-"""Command handlers; each imports what it needs only when it runs."""
+"""Command handlers, one module per command group; each imports what it needs when it runs.
 
-from __future__ import annotations
+The parser (:mod:`brainview.commands.tree`) tags every leaf with ``run="module:function"``;
+:func:`run` imports that module of this package and calls the function with the parsed
+arguments.  Handlers return the exit code or raise :mod:`brainview.errors` errors.
 
-import argparse
-
-
-def cmd_open(args: argparse.Namespace) -> int:
-    """Open the console on a project."""
-    from brainview.commands.basic import open_app
-
-    return open_app(args)
+This package's ``__init__`` imports nothing at module level: the fast ``--help`` path
+loads :mod:`brainview.commands.helptext` through it.
+"""
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Write demo brains (and open them)."""
-    from brainview.commands.basic import demo
+def run(args: "argparse.Namespace") -> int:  # noqa: F821 - no imports here: --help loads us
+    """Dispatch parsed arguments to their handler."""
+    from importlib import import_module
 
-    return demo(args)
-
-
-def cmd_stats(args: argparse.Namespace) -> int:
-    """Print vital signs."""
-    from brainview.commands.basic import stats
-
-    return stats(args)
-
-
-def cmd_init_agent(args: argparse.Namespace) -> int:
-    """Create an empty agent brain."""
-    from brainview.commands.basic import init_agent
-
-    return init_agent(args)
+    module, _, function = str(args.run).partition(":")
+    handler = getattr(import_module(f"brainview.commands.{module}"), function)
+    return int(handler(args))

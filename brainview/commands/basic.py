@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sqlite3
 import sys
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 
+from brainview.commands.common import emit_json, now
+from brainview.commands.common import paths_of as _paths
 from brainview.errors import ConflictError, UsageError
 from brainview.store.discovery import discover
-
-
-def _paths(args: argparse.Namespace):  # noqa: ANN202 - BrainPaths
-    return discover(getattr(args, "path", None), user=args.user, agent=args.agent)
 
 
 def open_app(args: argparse.Namespace) -> int:
@@ -61,8 +57,7 @@ def demo(args: argparse.Namespace) -> int:
     else:
         if target.exists() and not target.is_dir():
             raise UsageError(f"{target} exists and is not a directory")
-        now = datetime.now(UTC).replace(microsecond=0)
-        build_project(target, DemoSpec(seed=args.seed, now=now))
+        build_project(target, DemoSpec(seed=args.seed, now=now()))
         print(f"brainview: demo project written to {target}", file=sys.stderr)
     if args.no_open:
         return 0
@@ -80,7 +75,7 @@ def stats(args: argparse.Namespace) -> int:
     with Project.open(_paths(args)) as project:
         data = project_stats(project)
     if args.json:
-        print(json.dumps(data, indent=None, sort_keys=True, ensure_ascii=False))
+        emit_json(data, sort_keys=True)
         return 0
     print(_render_stats(data))
     return 0

@@ -17,6 +17,7 @@ from brainview.demo.generator import (
     DemoSpec,
     _connect,
     _edges_rows,
+    _finish,
     _spike_history,
     _ts,
     _write_spikes,
@@ -89,8 +90,7 @@ def build_agent_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
     for k, rid in enumerate(everyone):
         history = _spike_history(rng, rng.choice(PROFILES), spec.now, spec.history_days)
         _write_spikes(conn, rid, history, card_id=100_000 + k, session=f"use-{k % 25}")
-    conn.commit()
-    conn.close()
+    _finish(conn)
 
 
 def _insert(conn: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:

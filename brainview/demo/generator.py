@@ -199,7 +199,13 @@ def build_user_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
         [(_ts(spec.now - timedelta(days=3)), r) for r in retired],
     )
     info.retired_user_ids = retired
+    _finish(conn)
+
+
+def _finish(conn: sqlite3.Connection) -> None:
+    """Commit and fold the WAL back into the file, as a long-lived brain would be."""
     conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
 
 

@@ -1,8 +1,14 @@
 """Everything the triage screen shows about one proposal.
 
-The user-brain side (neurons it names, the kind-specific preview) and the
-agent-brain side (consulted reflections with stance, card, R now, recent grades;
-retrieved-only ones apart).
+The user-brain side (neurons it names, the preview) and the agent-brain side
+(consulted reflections with stance, card, R now, recent grades; retrieved-only ones
+apart).
+
+The preview is the apply plan itself (:mod:`brainview.services.apply`): for a
+pending proposal, the rows accepting it now would change, computed by the code that
+applies it; for an accepted one, the plan recorded with the decision (what was, or
+is being, applied).  A proposal that can no longer be applied is shown stale with
+the planner's reason.
 """
 
 from __future__ import annotations
@@ -15,11 +21,18 @@ from typing import Any
 from sqlalchemy import text
 
 from brainview.core.kinds import check_params
-from brainview.errors import NotFoundError
+from brainview.errors import ConflictError, NotFoundError
+from brainview.services.apply import intent as intents
+from brainview.services.apply.describe import log_summary, preview_lines
+from brainview.services.apply.plan import Plan
+from brainview.services.apply.planner import build_plan, context
+from brainview.services.apply.view import UserView
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_reasons
+from brainview.services.stale import QueuedRef, stale_all
 from brainview.store.cards import card_of
+from brainview.store.decision_rows import latest_decision
 from brainview.store.readmodel import NeuronRow, neurons_by_ids
+from brainview.store.rows import driver
 
 
 @dataclass(frozen=True)
@@ -54,9 +67,15 @@ class ProposalDetail:
     stale: str | None
     neurons: dict[str, NeuronRow] = field(default_factory=dict)
     preview: list[tuple[str, str, str]] = field(default_factory=list)
-    """(what, before, after) lines of the kind-specific preview."""
+    """(what, before, after) lines of the plan: one per changed row (or column)."""
     consulted: list[ReflectionView] = field(default_factory=list)
     retrieved: list[ReflectionView] = field(default_factory=list)
+    plan: Plan | None = None
+    """The apply plan the preview shows (``None``: it cannot be applied now)."""
+    change_log: str = ""
+    """What the apply writes into Spikuit's change log, in one line."""
+    apply_state: str | None = None
+    """The latest decision's ``apply_state`` (``None`` while pending)."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -124,69 +143,34 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         retrieved=[v for v in views if v.role == "retrieved"],
     )
     refs, _ = check_params(detail.kind, params)
-    with project.user.read() as uconn:
+    with agent.read() as aconn, project.user.read() as uconn:
         detail.neurons = neurons_by_ids(uconn, project.user.era, list(refs.neurons))
         if detail.status == "pending":
-            detail.stale = stale_reasons(
-                uconn, project.user.era, [QueuedRef(row[0], row[1], row[7], row[6])]
-            ).get(detail.id)
-        detail.preview = _preview(uconn, project, detail, refs)
+            ref = QueuedRef(row[0], row[1], row[7], row[6])
+            era, path = project.user.era, project.user.path
+            detail.stale = stale_all(uconn, era, aconn, [ref], path=path).get(detail.id)
+        _attach_plan(uconn, aconn, project, detail, now)
     return detail
 
 
-def _preview(conn, project: Project, d: ProposalDetail, refs) -> list[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
-    era = project.user.era
-    p = d.params
-    if d.kind in ("add_synapse", "remove_synapse", "set_synapse_weight"):
-        pre, post, typ = refs.synapse
-        rows = conn.execute(
-            text(
-                "SELECT pre, post, weight FROM synapse WHERE type = :t AND "
-                f"{era.live_synapse('synapse')} AND "
-                "((pre = :a AND post = :b) OR (pre = :b AND post = :a))"
-            ),
-            {"a": pre, "b": post, "t": typ},
-        ).fetchall()
-        current = {(r[0], r[1]): float(r[2]) for r in rows}
-        edges = [(pre, post)] + ([(post, pre)] if typ in ("relates_to", "contrasts") else [])
-        out = []
-        for a, b in edges:
-            before = f"{current[(a, b)]:.3f}" if (a, b) in current else "—"
-            after = {
-                "add_synapse": f"{float(p.get('weight', 0.5)):.3f}",
-                "remove_synapse": "retired",
-                "set_synapse_weight": f"{float(p.get('weight', 0)):.3f}",
-            }[d.kind]
-            out.append((f"{a} -{typ}→ {b}", before, after))
-        return out
-    if d.kind in ("set_domain",):
-        moving = [d.neurons[n] for n in refs.neurons if n in d.neurons]
-        return [(n.id, n.domain or "∅", str(p["domain"])) for n in moving]
-    if d.kind in ("rename_domain", "merge_domains"):
-        olds = [p["old"]] if d.kind == "rename_domain" else list(p["sources"])
-        new = p["new"] if d.kind == "rename_domain" else p["target"]
-        out = []
-        for dom in olds:
-            n = conn.execute(
-                text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND {era.live('neuron')}"),
-                {"d": dom},
-            ).scalar_one()
-            out.append((f"domain {dom}", f"{n} neurons", f"→ {new}"))
-        return out
-    if d.kind == "merge_neurons":
-        keep = p["keep"]
-        out = [
-            (
-                keep,
-                "survives",
-                "keeps its text" if p.get("content") == "keep" else "gains the merged text",
-            )
-        ]
-        out += [(m, "live", "retired, lineage → " + keep) for m in p["merge"]]
-        return out
-    if d.kind == "retire_neuron":
-        return [(p["neuron"], "live", "retired")]
-    if d.kind == "edit_content":
-        old = d.neurons.get(p["neuron"])
-        return [(p["neuron"], old.content if old else "—", p["content"])]
-    return []
+def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetime) -> None:  # type: ignore[no-untyped-def]
+    """Fill ``plan``, ``preview``, ``change_log`` and ``apply_state``."""
+    last = latest_decision(aconn, d.id) if d.status != "pending" else None
+    d.apply_state = str(last["apply_state"]) if last else None
+    if last is not None and d.status == "accepted":
+        recorded = intents.of_decision(aconn, str(last["id"]), "apply")
+        if recorded is None:
+            d.change_log = "recorded only: brainview did not apply it"
+            return
+        d.plan = recorded.plan
+    else:
+        view = UserView(driver(uconn), project.user.era)
+        try:
+            d.plan = build_plan(view, d.kind, d.params, context(d.id, "preview", now))
+        except ConflictError as err:
+            if d.status == "pending" and not d.stale:
+                d.stale = str(err)
+            d.change_log = f"cannot be applied: {err}"
+            return
+    d.preview = preview_lines(d.plan)
+    d.change_log = log_summary(d.plan)

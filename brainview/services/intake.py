@@ -1,5 +1,9 @@
 """Curator intake: validate proposals against the contract and both brains, then
 queue them in the agent brain.  A batch is all-or-nothing.
+
+Suspect proposals are still queued, with flags in ``brainview_proposal.suspicion`` (see
+:mod:`brainview.services.blast`): a consulted or retrieved reflection that is challenged,
+invalidated or retired, or that nearly duplicates an invalidated one (a tombstone).
 """
 
 from __future__ import annotations
@@ -15,9 +19,14 @@ from sqlalchemy import Connection, text
 from brainview.core import fsrs_math
 from brainview.core.grading import STANCES
 from brainview.core.kinds import ParamError, Refs, check_params
+from brainview.core.safe_text import clean
 from brainview.errors import InvalidInputError
+from brainview.services.blast import add_flags
+from brainview.services.lifecycle import LIVE, statuses
 from brainview.services.project import Project
+from brainview.services.tombstones import near_many
 from brainview.store.bv_schema import ensure_schema
+from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids, table_exists
 
 ALLOWED_KEYS = {
@@ -50,6 +59,13 @@ class Proposal:
     runtime: str | None
     summary: str
     refs: Refs = field(default_factory=Refs)
+    suspicion: str | None = None
+    """Flags set at intake (JSON list), ``None`` when nothing is suspect."""
+
+
+def _plain(value: str) -> bool:
+    """No control, bidi or invisible character (identifiers are shown everywhere)."""
+    return clean(value, multiline=False) == value
 
 
 def _fail(index: int, fld: str, reason: str) -> InvalidInputError:
@@ -63,11 +79,11 @@ def _parse_one(raw: object, index: int, now: datetime) -> Proposal:
     if extra:
         raise _fail(index, extra[0], "unknown field")
     pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
-    if not isinstance(pid, str) or len(pid) > 128 or not pid.strip():
-        raise _fail(index, "id", "must be a non-empty string of at most 128 characters")
+    if not isinstance(pid, str) or len(pid) > 128 or not pid.strip() or not _plain(pid):
+        raise _fail(index, "id", "must be printable text of at most 128 characters")
     skill = raw.get("skill", "curator")
-    if not isinstance(skill, str) or not skill or len(skill) > 64:
-        raise _fail(index, "skill", "must be a short non-empty string")
+    if not isinstance(skill, str) or not skill or len(skill) > 64 or not _plain(skill):
+        raise _fail(index, "skill", "must be short printable text")
     kind = raw.get("kind")
     if not isinstance(kind, str):
         raise _fail(index, "kind", "required string")
@@ -98,8 +114,10 @@ def _parse_one(raw: object, index: int, now: datetime) -> Proposal:
             raise _fail(index, "created_at", "is in the future")
         created_at = fsrs_math.format_ts(when)
     runtime = raw.get("runtime")
-    if runtime is not None and (not isinstance(runtime, str) or len(runtime) > 128):
-        raise _fail(index, "runtime", "must be a string of at most 128 characters")
+    if runtime is not None and (
+        not isinstance(runtime, str) or len(runtime) > 128 or not _plain(runtime)
+    ):
+        raise _fail(index, "runtime", "must be printable text of at most 128 characters")
     retrieved_only = [r for r in dict.fromkeys(retrieved) if r not in {c[0] for c in consulted}]
     return Proposal(
         pid,
@@ -208,10 +226,34 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
 
 
 def _check_reflection(row: object, rid: str, i: int, where: str) -> None:
+    # Invalidated or retired reflections are not refused: the proposal is flagged.
     if row is None:
         raise _fail(i, where, f"reflection {rid} does not exist")
-    if not row.live:  # type: ignore[attr-defined]
-        raise _fail(i, where, f"reflection {rid} is invalidated or retired")
+
+
+def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
+    """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones."""
+    used = {r: role for p in batch for r, role in _reflections(p)}
+    states = statuses(conn, era, list(used))
+    texts = neurons_by_ids(conn, era, [r for r, s in states.items() if s.state != "invalidated"])
+    lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
+    for p in batch:
+        flags = []
+        for rid, role in _reflections(p):
+            st = states.get(rid)
+            if st is not None and st.state != LIVE:
+                detail = {"detail": st.reason[:200], "at": st.at} if st.reason else {}
+                flags.append({"kind": st.state, "reflection": rid, "role": role, **detail})
+            for m in lookalikes.get(rid, [])[:3]:
+                flags.append(
+                    {"kind": "tombstone", "reflection": rid, "role": role}
+                    | {"match": m.tombstone_id, "score": round(m.score, 3)}
+                )
+        p.suspicion = add_flags(None, flags)
+
+
+def _reflections(p: Proposal) -> list[tuple[str, str]]:
+    return [(r, "consulted") for r, _s, _n in p.consulted] + [(r, "retrieved") for r in p.retrieved]
 
 
 def _check_synapse(conn: Connection, project: Project, p: Proposal, i: int) -> None:
@@ -236,9 +278,9 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
     conn.execute(
         text(
             "INSERT INTO brainview_proposal (id, skill, kind, params_json, rationale, "
-            "created_at, received_at, status, runtime, source, summary, n_consulted) VALUES "
-            "(:id, :skill, :kind, :params, :rationale, :created, :received, 'pending', "
-            ":runtime, :source, :summary, :n)"
+            "created_at, received_at, status, runtime, source, summary, n_consulted, suspicion) "
+            "VALUES (:id, :skill, :kind, :params, :rationale, :created, :received, 'pending', "
+            ":runtime, :source, :summary, :n, :suspicion)"
         ),
         [
             {
@@ -253,6 +295,7 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
                 "source": source,
                 "summary": p.summary,
                 "n": len(p.consulted),
+                "suspicion": p.suspicion,
             }
             for p in batch
         ],
@@ -284,11 +327,16 @@ def submit(
     dry_run: bool = False,
     now: datetime | None = None,
 ) -> list[Proposal]:
-    """Validate and (unless ``dry_run``) queue a batch atomically."""
+    """Validate, flag suspect proposals and (unless ``dry_run``) queue a batch atomically."""
     now = now or datetime.now(UTC)
     batch = parse_batch(raw, now)
     check_against_brains(project, batch)
-    if not dry_run:
-        with project.require_agent().write() as conn:
-            store(conn, batch, source=source, now=now)
+    agent = project.require_agent()
+    if dry_run:
+        with agent.read() as conn:
+            flag_suspicion(conn, agent.era, batch)
+        return batch
+    with agent.write() as conn:
+        flag_suspicion(conn, agent.era, batch)
+        store(conn, batch, source=source, now=now)
     return batch

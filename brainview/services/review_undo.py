@@ -1,27 +1,33 @@
-"""Undoing a decision: replay its effect log backwards, in one transaction.
+"""Undoing a decision exactly — in the agent brain and, if it was applied, in the user
+brain too.
 
 Exactness over convenience: every row the decision touched must still look the way
 the decision left it (its after-image); if anything changed it since — another
-decision, the curator firing a reflection, an edit — the undo is refused with a
-:class:`~brainview.errors.ConflictError` and nothing is written.
+decision, the curator firing a reflection, an ``spkt`` edit of a neuron the apply
+changed — the undo is refused with a :class:`~brainview.errors.ConflictError` and
+nothing is written.
 
-Two deliberate exceptions to "restore the before-image":
+Agent brain (:func:`brainview.store.effects.revert_effects`): every before-image
+is written back, newest first, except ``brainview_proposal.version`` (it goes *up*,
+so caches see the change; ``status`` is ``pending`` again) and ``sqlite_sequence``
+(restored only if nobody inserted a spike since).  The ``brainview_decision`` row
+stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.
 
-* ``brainview_proposal``: the row is restored, but ``version`` goes *up* by one
-  (to after-version + 1) instead of back, so anyone caching the proposal by version
-  sees that something happened.  ``status`` is ``pending`` again.
-* ``sqlite_sequence``: the AUTOINCREMENT counter is restored only if nobody inserted
-  a spike since (it still holds the decision's value); otherwise it is left alone —
-  it is a counter, not data, and SQLite never reuses an id below it anyway.
-
-The ``brainview_decision`` row stays (with ``undone_at`` / ``undone_by``), as do its
-``brainview_effect`` rows; its ``brainview_grade`` rows are deleted with the spikes
-they point to.
+User brain (``apply_state = 'applied'``): the applied plan's inverse is executed as a
+new changeset tagged ``brainview:undo:<proposal id>`` — rows updated by the apply
+get their before-image back (a retired neuron or synapse is live again), rows it
+inserted (redirected synapses, lineage, source links) are removed — so every row is
+as before the accept, and Spikuit's change log only grows.  The two files follow the
+same protocol as an accept: the agent-brain revert and a ``revert`` intent commit
+together, then the user brain, then the intent is marked done; a user-brain
+conflict at that point re-does the agent-brain half (see
+:mod:`brainview.services.apply.runner`).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -30,20 +36,20 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
+from brainview.services.apply import hooks
+from brainview.services.apply import intent as intents
+from brainview.services.apply.execute import check
+from brainview.services.apply.plan import UNDO_TAG_PREFIX, ChangesetInfo, Plan
+from brainview.services.apply.planner import new_changeset_id, require_apply_era
+from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
+from brainview.store.effects import revert_effects
 from brainview.store.readmodel import table_exists
-from brainview.store.writers import (
-    Effect,
-    delete_row,
-    fetch_row,
-    insert_row,
-    restore_row,
-    stored_effects,
-)
+from brainview.store.rows import driver
 
-UNDOABLE_APPLY_STATES = frozenset({"recorded"})
-"""Decisions whose user-brain side is nothing brainview must revert."""
+UNDOABLE_APPLY_STATES = frozenset({"recorded", "applied"})
+"""Decisions undo can revert (``applied`` ones in both brains)."""
 
 
 @dataclass(frozen=True)
@@ -55,41 +61,120 @@ class UndoResult:
     verdict: str
     rows_restored: int
     undone_at: str
+    user_rows_restored: int = 0
+    """User-brain rows put back (0 unless the decision had been applied)."""
 
 
 def undo(
     project: Project, decision_id: str | None = None, *, now: datetime, actor: str
 ) -> UndoResult:
-    """Revert a decision exactly (``None``: the most recent one not undone yet)."""
+    """Revert a decision exactly (``None``: the most recent one not undone yet).
+
+    Undoing an applied decision needs the user brain open for writing.
+    """
     agent = project.require_agent()
+    with agent.read() as conn:
+        peek = _find(conn, decision_id)
+    plan = _applied_plan(project, peek) if peek["apply_state"] == "applied" else None
+    undone_at = fsrs_math.format_ts(now)
+    revert: intents.Intent | None = None
     with agent.write() as conn:
-        decision = _find(conn, decision_id)
+        decision = _find(conn, str(peek["id"]))
         did = str(decision["id"])
-        if decision["undone_at"] is not None:
-            raise ConflictError(
-                f"decision {did} was already undone at {decision['undone_at']} "
-                f"by {decision['undone_by']}"
-            )
-        if decision["apply_state"] not in UNDOABLE_APPLY_STATES:
-            raise ConflictError(
-                f"decision {did} was applied to the user brain "
-                f"(apply_state={decision['apply_state']}); it cannot be undone here"
-            )
+        _check_undoable(decision, peek)
         try:
-            effects = stored_effects(conn, did)
-            for effect in effects:
-                _check(conn, did, effect)
-            for effect in reversed(effects):
-                _revert(conn, effect)
+            if plan is not None:
+                revert = _prepare_revert(project, conn, decision, plan, actor, now)
+            restored = revert_effects(conn, did)
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
             raise translate_sqlite(err, agent.path) from None
-        undone_at = fsrs_math.format_ts(now)
         conn.execute(
             text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),
             {"at": undone_at, "by": actor, "id": did},
         )
+        if plan is not None and revert is None:
+            intents.set_apply_state(conn, did, "reverted")  # nothing was applied (a note)
+        if revert is not None:
+            hooks.step("revert.before_commit")
+    user_rows = 0
+    if revert is not None:
+        hooks.step("revert.agent_committed")
+        carry_out(project, [revert], now=now)
+        user_rows = len(revert.plan.changes)
     return UndoResult(
-        did, str(decision["proposal_id"]), str(decision["verdict"]), len(effects), undone_at
+        did, str(decision["proposal_id"]), str(decision["verdict"]), restored, undone_at,
+        user_rows,
+    )  # fmt: skip
+
+
+def _check_undoable(decision: dict[str, Any], peek: dict[str, Any]) -> None:
+    did = decision["id"]
+    if decision["undone_at"] is not None:
+        raise ConflictError(
+            f"decision {did} was already undone at {decision['undone_at']} "
+            f"by {decision['undone_by']}"
+        )
+    state = decision["apply_state"]
+    if state != peek["apply_state"]:
+        raise ConflictError(f"decision {did} changed while undoing it ({state}); try again")
+    if state == "failed":
+        raise ConflictError(
+            f"decision {did} could not be applied to the user brain nor rolled back "
+            "(apply_state=failed); see its brainview_apply_intent note"
+        )
+    if state not in UNDOABLE_APPLY_STATES:
+        raise ConflictError(
+            f"decision {did} is being applied to the user brain (apply_state={state}); "
+            "it can be undone once that is finished (brainview recover)"
+        )
+
+
+def _applied_plan(project: Project, decision: dict[str, Any]) -> Plan:
+    with project.require_agent().read() as conn:
+        found = intents.of_decision(conn, str(decision["id"]), "apply")
+    if found is None or found.state != intents.DONE:
+        raise ConflictError(f"decision {decision['id']} has no finished apply to revert")
+    plan = found.plan
+    if not plan.empty:
+        require_writable_user(project)
+        require_apply_era(project.user.era)
+    return plan
+
+
+def _prepare_revert(
+    project: Project,
+    conn: Connection,
+    decision: dict[str, Any],
+    plan: Plan,
+    actor: str,
+    now: datetime,
+) -> intents.Intent | None:
+    """Check the user brain still holds what the apply wrote; write the revert intent."""
+    if plan.empty:
+        return None
+    pid = str(decision["proposal_id"])
+    at = fsrs_math.format_ts(now)
+    cs = ChangesetInfo(new_changeset_id(), f"{UNDO_TAG_PREFIX}{pid}", actor, at)
+    inverse = plan.inverse(cs)
+    with project.user.read() as uconn:
+        try:
+            check(driver(uconn), inverse)
+        except ConflictError as err:
+            raise ConflictError(
+                f"cannot undo decision {decision['id']}: in the user brain, {err} — it was "
+                "changed after the proposal was applied (by spkt or another change); "
+                "nothing was undone"
+            ) from None
+    intents.set_apply_state(conn, str(decision["id"]), "reverting")
+    return intents.write(
+        conn,
+        decision_id=str(decision["id"]),
+        proposal_id=pid,
+        action="revert",
+        plan=inverse,
+        state=intents.PENDING,
+        created_at=at,
+        batch_id=f"batch-{uuid.uuid4().hex[:12]}",
     )
 
 
@@ -120,41 +205,3 @@ def _find(conn: Connection, decision_id: str | None) -> dict[str, Any]:
         if row is None:
             raise NotFoundError(f"no decision {decision_id!r}")
     return dict(row)
-
-
-def _describe(effect: Effect) -> str:
-    return f"{effect.tbl} {', '.join(str(v) for v in effect.key.values())}"
-
-
-def _check(conn: Connection, decision_id: str, effect: Effect) -> None:
-    if effect.tbl == "sqlite_sequence":
-        return
-    current = fetch_row(conn, effect.tbl, tuple(effect.key.values()))
-    if current != effect.after:
-        what = "was removed" if current is None else "changed"
-        raise ConflictError(
-            f"cannot undo decision {decision_id}: {_describe(effect)} {what} since "
-            "(by another decision, the curator or an edit); undo those first"
-        )
-
-
-def _revert(conn: Connection, effect: Effect) -> None:
-    key = tuple(effect.key.values())
-    if effect.tbl == "sqlite_sequence":
-        current = fetch_row(conn, effect.tbl, key)
-        if current != effect.after:
-            return  # spikes were inserted since: leave the counter where it is
-        if effect.before is None:
-            delete_row(conn, effect.tbl, effect.key)
-        elif current is None:
-            insert_row(conn, effect.tbl, effect.before)
-        else:
-            restore_row(conn, effect.tbl, effect.before)
-        return
-    if effect.before is None:
-        delete_row(conn, effect.tbl, effect.key)
-        return
-    before = dict(effect.before)
-    if effect.tbl == "brainview_proposal" and effect.after is not None:
-        before["version"] = int(effect.after["version"]) + 1
-    restore_row(conn, effect.tbl, before)

@@ -1,18 +1,23 @@
 """Is a queued proposal still about the brain as it is now?
 
 A proposal goes stale when the neurons, synapse or domain it names no longer exist
-or changed after it was made.  Checked per visible page, in batches.
+or changed after it was made, or — for items imported from a Spikuit consolidation
+plan — when the user brain's state hash no longer matches the plan's.  Checked per
+visible page, in batches.  :func:`stale_for` does every check; :func:`stale_reasons`
+only the ones that need nothing but the user brain.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.core.kinds import ParamError, check_params
+from brainview.services.project import Project
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids
 
@@ -27,15 +32,48 @@ class QueuedRef:
     created_at: str
 
 
+def stale_for(
+    project: Project, items: list[QueuedRef], *, agent_conn: Connection | None = None
+) -> dict[str, str]:
+    """Map proposal id → first reason it is stale, with every check (user brain and
+    consolidation-plan state hash).  ``agent_conn`` reuses an open agent connection."""
+    if not items:
+        return {}
+    with project.user.read() as uconn:
+        if agent_conn is not None:
+            return stale_all(uconn, project.user.era, agent_conn, items, path=project.user.path)
+        if project.agent is None:
+            return stale_reasons(uconn, project.user.era, items)
+        with project.agent.read() as aconn:
+            return stale_all(uconn, project.user.era, aconn, items, path=project.user.path)
+
+
+def stale_all(
+    user_conn: Connection,
+    era: Era,
+    agent_conn: Connection,
+    items: list[QueuedRef],
+    *,
+    path: Path | None = None,
+) -> dict[str, str]:
+    """:func:`stale_reasons`, then the plan state-hash check for the rest."""
+    from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
+
+    out = stale_reasons(user_conn, era, items)
+    rest = [item.id for item in items if item.id not in out]
+    out.update(hash_reasons(agent_conn, user_conn, era, rest, path=path))
+    return out
+
+
 def stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[str, str]:
-    """Map proposal id → first reason it is stale (fresh proposals are absent)."""
+    """Map proposal id → first reason it is stale (fresh proposals are absent);
+    user-brain checks only."""
     parsed = {}
     for item in items:
         try:
             parsed[item.id] = check_params(item.kind, json.loads(item.params_json))[0]
-        except (ParamError, ValueError) as err:
+        except (ParamError, ValueError):
             parsed[item.id] = None
-            _ = err
     ids = [n for refs in parsed.values() if refs for n in refs.neurons]
     rows = neurons_by_ids(conn, era, ids)
     out: dict[str, str] = {}

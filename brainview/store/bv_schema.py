@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 BV_DDL = [
     """CREATE TABLE IF NOT EXISTS brainview_meta (
@@ -49,6 +49,28 @@ BV_DDL = [
     "CREATE INDEX IF NOT EXISTS ix_bv_lifecycle_refl ON brainview_lifecycle(reflection_id)",
 ]
 
+APPLY_DDL = [
+    # One row per user-brain change brainview intends to make (apply an accepted
+    # proposal, or revert one on undo).  Written in the agent-brain transaction that
+    # records the decision (or its undo), *before* the user brain is touched;
+    # ``changeset_id`` is chosen then, so the user-brain change is idempotent: it is
+    # done iff a changeset with that id exists in the user brain.
+    """CREATE TABLE IF NOT EXISTS brainview_apply_intent (
+        id TEXT PRIMARY KEY, decision_id TEXT NOT NULL, proposal_id TEXT NOT NULL,
+        action TEXT NOT NULL, changeset_id TEXT NOT NULL, tag TEXT NOT NULL,
+        actor TEXT NOT NULL, planned_at TEXT NOT NULL, plan_json TEXT NOT NULL,
+        state TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, note TEXT,
+        batch_id TEXT)""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_intent_state ON brainview_apply_intent(state)",
+    "CREATE INDEX IF NOT EXISTS ix_bv_intent_decision ON brainview_apply_intent(decision_id)",
+    # Proposals imported from a Spikuit consolidation plan (`spkt consolidate --json`):
+    # the plan's state hash makes them stale when the user brain changed since.
+    """CREATE TABLE IF NOT EXISTS brainview_plan_item (
+        proposal_id TEXT PRIMARY KEY, plan_digest TEXT NOT NULL, state_hash TEXT NOT NULL,
+        seq INTEGER NOT NULL, action TEXT NOT NULL, item_json TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS ix_bv_plan_item_digest ON brainview_plan_item(plan_digest)",
+]
+
 BV_TABLES = (
     "brainview_meta",
     "brainview_proposal",
@@ -57,17 +79,31 @@ BV_TABLES = (
     "brainview_effect",
     "brainview_grade",
     "brainview_lifecycle",
+    "brainview_apply_intent",
+    "brainview_plan_item",
 )
 
 
 def ensure_schema(conn: Connection) -> None:
     """Create brainview's tables if missing (inside the caller's transaction)."""
-    for ddl in BV_DDL:
+    for ddl in BV_DDL + APPLY_DDL:
         conn.exec_driver_sql(ddl)
     conn.exec_driver_sql(
         "INSERT OR IGNORE INTO brainview_meta(key, value) VALUES ('schema_version', ?)",
         (str(SCHEMA_VERSION),),
     )
+    conn.exec_driver_sql(
+        "UPDATE brainview_meta SET value = ? WHERE key = 'schema_version' "
+        "AND CAST(value AS INTEGER) < ?",
+        (str(SCHEMA_VERSION), SCHEMA_VERSION),
+    )
+
+
+def ensure_apply_schema(conn: Connection) -> None:
+    """Create the apply-intent and plan-item tables if missing (agent brains queued
+    before schema 2 lack them; inside the caller's transaction)."""
+    for ddl in APPLY_DDL:
+        conn.exec_driver_sql(ddl)
 
 
 def has_schema(tables: frozenset[str] | set[str]) -> bool:

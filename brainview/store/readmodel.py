@@ -162,32 +162,46 @@ class Counts:
     spikes: int
 
 
+def _grouped(conn: Connection, column: str, where: str = "") -> dict[str, int]:
+    sql = f"SELECT {column}, COUNT(*) FROM neuron {where} GROUP BY {column}"
+    return {(k if k is not None else ""): int(n) for k, n in conn.execute(text(sql))}
+
+
 def counts(conn: Connection, era: Era) -> Counts:
-    """Aggregates over the whole brain, by SQL."""
-    live_expr = era.live("neuron")
-    live, total = conn.execute(
-        text(f"SELECT SUM(CASE WHEN {live_expr} THEN 1 ELSE 0 END), COUNT(*) FROM neuron")
-    ).one()
-    live, total = int(live or 0), int(total or 0)
-    syn_live_expr = era.live_synapse("synapse")
-    syn_live, syn_total = conn.execute(
-        text(f"SELECT SUM(CASE WHEN {syn_live_expr} THEN 1 ELSE 0 END), COUNT(*) FROM synapse")
-    ).one()
-    syn_live, syn_total = int(syn_live or 0), int(syn_total or 0)
-    domains = {
-        (d if d is not None else ""): int(n)
-        for d, n in conn.execute(
-            text(f"SELECT domain, COUNT(*) FROM neuron WHERE {live_expr} GROUP BY domain")
+    """Aggregates over the whole brain, by SQL, shaped to use Spikuit's indexes.
+
+    Totals per domain/type come from the covering ``domain``/``type`` indexes; the
+    (few) retired rows are found through the ``retired_at`` index and subtracted, so
+    a million-neuron brain never needs a row-by-row table scan.
+    """
+    total = int(conn.execute(text("SELECT COUNT(*) FROM neuron")).scalar_one())
+    syn_total = int(conn.execute(text("SELECT COUNT(*) FROM synapse")).scalar_one())
+    domains = _grouped(conn, "domain")
+    types = _grouped(conn, "type")
+    retired = syn_retired = 0
+    if era.has_retire:
+        retired = int(
+            conn.execute(
+                text("SELECT COUNT(*) FROM neuron WHERE retired_at IS NOT NULL")
+            ).scalar_one()
         )
-    }
-    types = {
-        (t if t is not None else ""): int(n)
-        for t, n in conn.execute(
-            text(f"SELECT type, COUNT(*) FROM neuron WHERE {live_expr} GROUP BY type")
+        if retired:
+            dead = "WHERE retired_at IS NOT NULL"
+            for bucket, column in ((domains, "domain"), (types, "type")):
+                for key, n in _grouped(conn, column, dead).items():
+                    bucket[key] -= n
+                    if bucket[key] <= 0:
+                        del bucket[key]
+    if "retired_at" in era.synapse_cols:
+        syn_retired = int(
+            conn.execute(
+                text("SELECT COUNT(*) FROM synapse WHERE retired_at IS NOT NULL")
+            ).scalar_one()
         )
-    }
     spikes = int(conn.execute(text("SELECT COUNT(*) FROM spike")).scalar_one())
-    return Counts(live, total - live, syn_live, syn_total - syn_live, domains, types, spikes)
+    return Counts(
+        total - retired, retired, syn_total - syn_retired, syn_retired, domains, types, spikes
+    )
 
 
 def table_exists(conn: Connection, name: str) -> bool:

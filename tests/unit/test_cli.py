@@ -1,28 +1,103 @@
-"""The headless face, run as a subprocess: output shapes and exit codes."""
+"""The headless face: every subcommand run as a subprocess (output shapes, exit codes),
+and the helpers the other ``test_cli_*`` modules share (``from test_cli import …``).
+
+``run`` starts a real process (what scripts and agents do); ``cli`` calls
+:func:`brainview.cli.main` in this process with stdout/stderr captured — the same code
+path minus interpreter start-up — for the many detailed checks that would otherwise
+cost a second of imports each.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from brainview.cli import main
+from brainview.demo.generator import DEMO_NOW
 from brainview.errors import ExitCode
 
+ENV = {"BRAINVIEW_NOW": DEMO_NOW.isoformat(), "XDG_CONFIG_HOME": "/nonexistent-bv-config"}
+"""Every run: the demo's frozen now, and no user-level config file."""
+AUDIT = {"brainview_decision", "brainview_effect", "brainview_meta", "brainview_apply_intent"}
+"""brainview's own audit trail: kept (and grown) by undo, so not compared."""
 
-def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+
+def run(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m brainview ARGS`` in a fresh process."""
     return subprocess.run(
         [sys.executable, "-m", "brainview", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=120,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **ENV, **(env or {})},
     )
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``brainview ARGS`` in this process (same result shape as :func:`run`)."""
+    patch = {**ENV, **(env or {})}
+    saved = {k: os.environ.get(k) for k in patch}
+    os.environ.update(patch)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
+
+
+def ok_json(*args: str, env: dict[str, str] | None = None) -> Any:
+    """In-process ``ARGS --json`` that must succeed; its parsed stdout."""
+    out = cli(*args, "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def sql(db: Path, query: str, *params: object) -> list[tuple[Any, ...]]:
+    """Rows of one query on a brain file."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(query, params).fetchall()
+    finally:
+        conn.close()
+
+
+def agent_db(root: Path) -> Path:
+    """The agent brain of a project."""
+    return root / ".spikuit" / "agent" / "circuit.db"
+
+
+def user_db(root: Path) -> Path:
+    """The user brain of a project."""
+    return root / ".spikuit" / "circuit.db"
+
+
+def dump(db: Path, skip: set[str] = AUDIT) -> dict[str, list[tuple[Any, ...]]]:
+    """Every table of a brain in full (``skip`` aside), rows sorted."""
+    names = [r[0] for r in sql(db, "SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {n: sorted(sql(db, f"SELECT * FROM {n}"), key=repr) for n in names if n not in skip}
+
+
+def fresh(info: Any) -> list[str]:
+    """Demo proposals that are not stale (stale ones cannot be accepted)."""
+    return [p for p in info.proposal_ids if p not in info.stale_proposal_ids]
 
 
 def test_help_lists_commands() -> None:

@@ -27,9 +27,12 @@ from brainview.tui.widgets.community_view import (
     MEMBER_COLUMNS,
     cluster_cells,
     cluster_columns,
+    clusters_title,
     fading_cells,
+    fading_title,
     fit_widths,
     member_cells,
+    members_title,
 )
 from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
 
@@ -236,7 +239,8 @@ class CommunitiesScreen(Screen[None]):
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
                 if project.agent is None:
-                    self.post_message(CommunitiesFailed("communities", "No agent brain yet."))
+                    text = "No agent brain yet: no reflections to cluster in this project."
+                    self.post_message(CommunitiesFailed("no-agent", text))
                     return
                 part, fresh = svc.load_partition(project)
                 stale = part is not None and not fresh
@@ -336,14 +340,8 @@ class CommunitiesScreen(Screen[None]):
         data = self.data
         if data is None:
             return
-        part = data.partition
-        shown = f"first {len(self.rows)} of " if len(self.rows) < self.total else ""
-        state = "" if data.fresh else " · ⚠ stale: graph changed since"
         self.query_one("#cluster-title", Static).update(
-            Text(
-                f"{shown}{self.total:,} communities of {len(data.ids):,} reflections · "
-                f"by {SORT_NAMES[self.sort]} · modularity {part.modularity:.2f}{state}"
-            )
+            clusters_title(data, len(self.rows), self.total, SORT_NAMES[self.sort])
         )
 
     def _fill_clusters(self) -> None:
@@ -376,14 +374,8 @@ class CommunitiesScreen(Screen[None]):
         self.members, self.member_total = message.members, message.total
         self._fill_members()
         row = next((r for r in self.rows if r.number == message.number), None)
-        name = "isolated reflections" if message.number < 0 else f"#{message.number}"
-        label = f" · {one_line(row.label, 40)}" if row and message.number >= 0 else ""
-        more = f" (weakest {len(self.members)})" if len(self.members) < message.total else ""
-        policy = ""
-        if row and row.policies:
-            policy = " · policy " + ", ".join(one_line(p, 24) for p in row.policies)
         self.query_one("#members-title", Static).update(
-            Text(f"{name}{label} · {message.total:,} members{more}{policy}")
+            members_title(message.number, row, len(self.members), message.total)
         )
         curves = message.curves
         self.query_one("#cluster-dist", DistributionPlot).set_counts(
@@ -406,14 +398,7 @@ class CommunitiesScreen(Screen[None]):
     def show_fading(self, message: FadingLoaded) -> None:
         self.fading = message.fading
         self._fill_fading()
-        f = message.fading
-        more = f" (first {len(f.rows)})" if len(f.rows) < f.total else ""
-        self.query_one("#fading-title", Static).update(
-            Text(
-                f"{f.total:,} reflection(s) fall below R {f.threshold:.2f} within {f.days} d"
-                f"{more} · {f.below_now:,} already below · k rescue · l let go · enter open"
-            )
-        )
+        self.query_one("#fading-title", Static).update(fading_title(message.fading))
         self.refresh_bindings()
 
     def _fill_fading(self) -> None:
@@ -454,6 +439,11 @@ class CommunitiesScreen(Screen[None]):
         else:
             self.notify(message.outcome, title="Clustering failed", severity="error", markup=False)
         self.refresh_bindings()
+
+    def on_unmount(self) -> None:
+        # Leaving the app mid-run must not leave a child process behind.
+        if self.job is not None:
+            self.job.cancel()
 
     def action_cancel(self) -> None:
         """Cancel the running clustering (the child process is killed)."""
@@ -590,8 +580,16 @@ class CommunitiesScreen(Screen[None]):
             self.query_one("#fading", DataTable).action_cursor_down()
         self.load_fading()
 
+    @on(DataTable.RowSelected, "#clusters")
+    def _cluster_selected(self, _event: DataTable.RowSelected) -> None:
+        self.query_one("#members", DataTable).focus()
+
     @on(CommunitiesFailed)
     def failed(self, message: CommunitiesFailed) -> None:
+        if message.what in ("communities", "no-agent"):
+            self.query_one("#cluster-title", Static).update(Text(message.text, style="italic"))
+        if message.what == "no-agent":
+            return
         self.notify(
             message.text, title=f"Could not load {message.what}", severity="error", markup=False
         )

@@ -31,7 +31,7 @@ from textual.widgets.selection_list import Selection
 
 from brainview.core.safe_text import first_line, one_line, safe_text
 from brainview.services.blast import BlastAction, BlastRadius
-from brainview.services.lifecycle import LIVE, MARK, RETIRED, Status
+from brainview.services.lifecycle import MARK, RETIRED, TARGET, Status
 from brainview.tui.widgets.suspicion import state_mark
 
 VERBS = ("invalidate", "challenge")
@@ -188,7 +188,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
                 Selection(text.append_text(_proposal_text(hits)), f"d:{pid}", disabled=True)
             )
         for n in radius.neighbours:
-            usable = n.state == LIVE or (self.verb == "invalidate" and n.state != RETIRED)
+            usable = n.state in _movable(self.verb) and n.state != RETIRED
             head = Text("policy  " if n.is_policy else "neighbour  ", style="bold")
             head.append(f"{one_line(n.neuron_id, 24)} ")
             head.append_text(state_mark(n.state))
@@ -412,7 +412,7 @@ class LifecycleActions:
     def _lifecycle_run(self, fn: Callable[[Any, str, Any], Any]) -> None:
         app = self.app  # type: ignore[attr-defined]
 
-        def work() -> None:
+        def job() -> None:
             try:
                 with app.open_project(write_agent=True) as project:
                     result = fn(project, app.decider, app.now())
@@ -421,7 +421,7 @@ class LifecycleActions:
                 return
             self.post_message(LifecycleApplied(result))  # type: ignore[attr-defined]
 
-        self.run_worker(work, thread=True, exclusive=True, group="lifecycle")  # type: ignore[attr-defined]
+        self.run_worker(job, thread=True, exclusive=True, group="lifecycle")  # type: ignore[attr-defined]
 
     def on_lifecycle_applied(self, message: LifecycleApplied) -> None:
         result = message.result
@@ -432,8 +432,7 @@ class LifecycleActions:
             text = f"↶ undone {result.action} of {len(result.reflections)} reflection(s)"
         else:
             batches.append(result.batch_id)
-            text = f"{MARK[_state(result.verb)]} "
-            text += f"{len(result.changed)} reflection(s)"
+            text = f"{MARK[TARGET[result.verb]]} {len(result.changed)} reflection(s)"
             if result.flagged:
                 text += f" · {len(result.flagged)} proposal(s) flagged"
             text += " · U undoes"
@@ -444,10 +443,6 @@ class LifecycleActions:
 
     def on_lifecycle_failed(self, message: LifecycleFailed) -> None:
         self.notify(message.text, title="Refused", severity="error", markup=False)  # type: ignore[attr-defined]
-
-
-def _state(verb: str) -> str:
-    return {"invalidate": "invalidated", "challenge": "challenged"}.get(verb, LIVE)
 
 
 def _apply(project: Any, action: BlastAction, who: str, now: Any) -> Any:

@@ -14,8 +14,8 @@ from rich.text import Text
 from brainview.core.safe_text import one_line
 
 if TYPE_CHECKING:
-    from brainview.services.communities import CommunityRow, MemberRow
-    from brainview.services.curves import FadingRow
+    from brainview.services.communities import CommunityData, CommunityRow, MemberRow
+    from brainview.services.curves import FadingList, FadingRow
 
 SKILL_SHORT = {"curator": "c", "tutor": "t", "qabot": "q", "learn": "l"}
 DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}
@@ -117,4 +117,34 @@ def fading_cells(row: FadingRow) -> tuple[Text, ...]:
         Text(one_line(row.skill, 7)),
         Text(one_line(row.title, 120)),
         Text(DECISION_MARK.get(row.decision or "", ""), style="bold"),
+    )
+
+
+def clusters_title(data: CommunityData, shown: int, total: int, sort_name: str) -> Text:
+    """``first 300 of 1,234 communities of 100,005 reflections · by size · modularity …``."""
+    first = f"first {shown} of " if shown < total else ""
+    state = "" if data.fresh else " · ⚠ stale: graph changed since"
+    return Text(
+        f"{first}{total:,} communities of {len(data.ids):,} reflections · by {sort_name} · "
+        f"modularity {data.partition.modularity:.2f}{state}"
+    )
+
+
+def members_title(number: int, row: CommunityRow | None, shown: int, total: int) -> Text:
+    """Which community, its label, how many members (and which are shown), its policies."""
+    name = "isolated reflections" if number < 0 else f"#{number}"
+    label = f" · {one_line(row.label, 40)}" if row and number >= 0 else ""
+    more = f" (weakest {shown})" if shown < total else ""
+    policy = ""
+    if row and row.policies:
+        policy = " · policy " + ", ".join(one_line(p, 24) for p in row.policies)
+    return Text(f"{name}{label} · {total:,} members{more}{policy}")
+
+
+def fading_title(f: FadingList) -> Text:
+    """How many fade within the horizon, how many are already below, and the keys."""
+    more = f" (first {len(f.rows)})" if len(f.rows) < f.total else ""
+    return Text(
+        f"{f.total:,} reflection(s) fall below R {f.threshold:.2f} within {f.days} d{more} · "
+        f"{f.below_now:,} already below · k rescue · l let go · enter open"
     )

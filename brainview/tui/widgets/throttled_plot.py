@@ -10,14 +10,26 @@ follows the app theme, light ones included.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+import plotext._utility as plotext_utility
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 from textual_plotext.plot import Plot
 
 Draw = Callable[[Plot], None]
+
+
+def _ordered_unique(data: Iterable[object]) -> list[object]:
+    """Order-preserving de-duplication (what plotext's ``no_duplicates`` should be)."""
+    return list(dict.fromkeys(data))
+
+
+# plotext de-duplicates points and ticks with ``list(set(...))``: the drawing order, so
+# which mark wins a cell, then depends on PYTHONHASHSEED and frames differ from run to
+# run. An order-preserving version makes every plot (snapshots included) reproducible.
+plotext_utility.no_duplicates = _ordered_unique
 
 
 def downsample(

@@ -1,0 +1,177 @@
+"""``brainview proposals accept|reject|dismiss|undo``: decisions, headless.
+
+Decisions go through :mod:`brainview.services.review` exactly as the console's do:
+several ids are decided in one transaction (all or none); an accept applies the change
+to the user brain unless the project is record-only (:mod:`brainview.services.apply`);
+``undo`` reverts a decision exactly — in both brains when it was applied — or refuses.
+Reading the queue (``list``, ``show``) is :mod:`brainview.commands.proposals_read`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from brainview.commands.common import (
+    cell,
+    decider_of,
+    emit_json,
+    emit_lines,
+    load_config,
+    note,
+    now,
+    open_project,
+    paths_of,
+)
+from brainview.errors import NotFoundError
+
+if TYPE_CHECKING:
+    import argparse
+
+
+@contextmanager
+def _deciding(args: argparse.Namespace, *, user: bool) -> Iterator[Any]:
+    """The project opened for a decision: agent writable, user brain too when ``user``.
+
+    With the user brain writable, apply intents a crash left open are finished (or rolled
+    back) first, as the console does at start (:func:`brainview.services.apply.recover`).
+    """
+    from brainview.services import apply
+    from brainview.services.project import Project
+
+    with Project.open(paths_of(args), write_agent=True, write_user=user) as project:
+        if user:
+            for outcome in apply.recover(project, now=now()):
+                note(f"recovered {outcome.action} of {outcome.proposal_id}: {outcome.state}")
+        yield project
+
+
+def _decide(args: argparse.Namespace, verdict: str) -> int:
+    from brainview.core.grading import GRADE_NAMES
+    from brainview.services import apply, review
+
+    config = load_config(args)
+    decider = decider_of(args, config)
+    applier = apply.applier_for(paths_of(args)) if verdict == "accept" else None
+    clock = now()
+    with _deciding(args, user=applier is not None) as project:
+        if verdict == "dismiss" and len(args.ids) == 1 and args.reason is None:
+            results = [review.dismiss(project, args.ids[0], decider=decider, now=clock)]
+        else:
+            results = review.decide_many(
+                project,
+                args.ids,
+                verdict,  # type: ignore[arg-type]
+                reason=args.reason,
+                decider=decider,
+                now=clock,
+                write_reflections=config.review.write_reflections,
+                annotate_grade=config.review.annotate_grade,
+                applier=applier,
+            )
+    rows = [
+        {
+            "decision_id": r.decision_id,
+            "proposal_id": r.proposal_id,
+            "verdict": r.verdict,
+            "decided_at": r.decided_at,
+            "apply_state": r.apply_state,
+            "grades": [
+                {"reflection": rid, "stance": s, "grade": g, "grade_name": GRADE_NAMES[g]}
+                for rid, s, g in r.grades
+            ],
+            "skipped": [{"reflection": rid, "why": why} for rid, why in r.skipped],
+            "new_reflection_id": r.new_reflection_id,
+            "weight_changes": len(r.weight_changes),
+        }
+        for r in results
+    ]
+    if args.json:
+        emit_json({"verdict": verdict, "decider": decider, "decisions": rows})
+        return 0
+    past = {"accept": "accepted", "reject": "rejected", "dismiss": "dismissed"}[verdict]
+    out = []
+    for r in rows:
+        fired = ", ".join(f"{cell(g['reflection'], 24)} {g['grade_name']}" for g in r["grades"])
+        new = f"; new reflection {r['new_reflection_id']}" if r["new_reflection_id"] else ""
+        out.append(
+            f"{past} {cell(r['proposal_id'], 40)} (decision {r['decision_id']}, "
+            f"{r['apply_state']}): {len(r['grades'])} grade(s){': ' + fired if fired else ''}{new}"
+        )
+    emit_lines(out)
+    return 0
+
+
+def accept(args: argparse.Namespace) -> int:
+    """Accept one or more pending proposals (one transaction)."""
+    return _decide(args, "accept")
+
+
+def reject(args: argparse.Namespace) -> int:
+    """Reject one or more pending proposals (one transaction)."""
+    return _decide(args, "reject")
+
+
+def dismiss(args: argparse.Namespace) -> int:
+    """Set pending proposals aside without a verdict (no grades; undoable)."""
+    return _decide(args, "dismiss")
+
+
+def undo(args: argparse.Namespace) -> int:
+    """Undo a decision (by decision id, decided proposal id, or ``--last``); an applied
+    one is reverted in the user brain too."""
+    from brainview.services import review
+
+    actor = decider_of(args, load_config(args))
+    clock = now()
+    with open_project(args) as project, project.require_agent().read() as conn:
+        decision = _which_decision(conn, None if args.last else args.id)
+    with _deciding(args, user=decision["apply_state"] == "applied") as project:
+        result = review.undo(project, str(decision["id"]), now=clock, actor=actor)
+    data = {
+        "decision_id": result.decision_id,
+        "proposal_id": result.proposal_id,
+        "verdict": result.verdict,
+        "rows_restored": result.rows_restored,
+        "user_rows_restored": result.user_rows_restored,
+        "undone_at": result.undone_at,
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    emit_lines(
+        [
+            f"undone {result.decision_id} ({result.verdict} of {cell(result.proposal_id, 40)}): "
+            f"{result.rows_restored} agent-brain and {result.user_rows_restored} user-brain "
+            "row change(s) reverted; the proposal is pending again"
+        ]
+    )
+    return 0
+
+
+def _which_decision(conn: Any, ident: str | None) -> dict[str, Any]:
+    """The decision to undo: by id, the live one of a proposal id, or the latest."""
+    from sqlalchemy import text
+
+    from brainview.services import review
+    from brainview.store.readmodel import table_exists
+
+    if not table_exists(conn, "brainview_decision"):
+        raise NotFoundError("no decisions recorded in this agent brain")
+    if ident is None:
+        latest = review.latest_decision(conn)
+        if latest is None:
+            raise NotFoundError("no decision left to undo")
+        return latest
+    row = (
+        conn.execute(text("SELECT * FROM brainview_decision WHERE id = :id"), {"id": ident})
+        .mappings()
+        .first()
+    )
+    if row is not None:
+        return dict(row)
+    latest = review.latest_decision(conn, ident)
+    if latest is None:
+        raise NotFoundError(f"no decision or decided proposal {ident!r}")
+    return latest

@@ -1,0 +1,152 @@
+"""``brainview proposals list|show``: the queue and one proposal, read-only.
+
+``list`` pages through proposals filtered by status, kind, skill and time (keyset
+cursor in ``next_after``); ``show`` gives one proposal with both brains' context (the
+preview, the user neurons it names, the reflections it consulted with their R now) and
+its decision history.  Shapes: ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brainview.commands.common import (
+    cell,
+    emit_json,
+    emit_lines,
+    fmt_float,
+    now,
+    open_project,
+    parse_when,
+)
+from brainview.errors import UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+DECIDED = ("accepted", "rejected", "decided")
+
+
+def list_(args: argparse.Namespace) -> int:
+    """A filtered page of proposals."""
+    from brainview.services.readout import MAX_LIMIT, ProposalQuery, list_proposals
+
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    clock = now()
+    query = ProposalQuery(
+        status=args.status,
+        kinds=tuple(args.kind or ()),
+        skills=tuple(args.skill or ()),
+        since=parse_when(args.since, flag="--since", clock=clock) if args.since else None,
+        until=parse_when(args.until, flag="--until", clock=clock) if args.until else None,
+        on=args.on or ("decided" if args.status in DECIDED else "created"),
+        after=args.after,
+        limit=args.limit,
+    )
+    with open_project(args) as project:
+        rows, total, cursor = list_proposals(project, query)
+    if args.json:
+        emit_json({"proposals": rows, "count": len(rows), "total": total, "next_after": cursor})
+        return 0
+    out = []
+    for r in rows:
+        d = r["decision"]
+        state = r["status"] if d is None else f"{r['status']} by {cell(d['decider'], 20)}"
+        when = d["decided_at"] if d else r["created_at"]
+        flag = " [stale]" if r.get("stale") else ""
+        out.append(
+            f"{cell(r['id'], 30):<30} {state:<24} {r['kind']:<18} {cell(r['skill'], 10):<10} "
+            f"{when[:16]}  {cell(r['summary'])}{flag}"
+        )
+    out.append(f"{len(rows)} of {total} {args.status} proposal(s)")
+    if cursor:
+        out.append(f"next page: --after {cell(cursor, 200)}")
+    emit_lines(out)
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    """One proposal with both brains' context and its decision history."""
+    from brainview.services import detail
+    from brainview.services.readout import decisions_of
+
+    clock = now()
+    with open_project(args) as project:
+        d = detail.load(project, args.id, clock)
+        with project.require_agent().read() as conn:
+            history = decisions_of(conn, args.id)
+    refl = [
+        {
+            "reflection": v.id,
+            "stance": v.stance,
+            "note": v.note,
+            "skill": v.skill,
+            "live": v.live,
+            "stability": v.stability,
+            "retrievability": v.retrievability,
+            "recent_grades": v.recent_grades,
+            "content": v.content,
+        }
+        for v in d.consulted + d.retrieved
+    ]
+    data: dict[str, Any] = {
+        "id": d.id,
+        "kind": d.kind,
+        "skill": d.skill,
+        "status": d.status,
+        "summary": d.summary,
+        "rationale": d.rationale,
+        "created_at": d.created_at,
+        "runtime": d.runtime,
+        "params": d.params,
+        "stale": d.stale,
+        "neurons": [
+            {"id": n.id, "type": n.type, "domain": n.domain, "live": n.live, "content": n.content}
+            for n in d.neurons.values()
+        ],
+        "preview": [{"what": w, "before": b, "after": a} for w, b, a in d.preview],
+        "consulted": refl[: len(d.consulted)],
+        "retrieved": [
+            {k: v for k, v in r.items() if k not in ("stance", "note")}
+            for r in refl[len(d.consulted) :]
+        ],
+        "decisions": history,
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    emit_lines(_render_show(data))
+    return 0
+
+
+def _render_show(data: dict[str, Any]) -> list[str]:
+    import json
+
+    out = [
+        f"{cell(data['id'], 60)}  {data['kind']}  {data['status']}"
+        + (f"  STALE: {cell(data['stale'])}" if data["stale"] else ""),
+        f"  skill {cell(data['skill'], 30)} · created {data['created_at']}",
+        f"  summary: {cell(data['summary'], 200)}",
+        f"  params: {cell(json.dumps(data['params'], ensure_ascii=False), 300)}",
+        f"  rationale: {cell(data['rationale'], 300) or '—'}",
+    ]
+    out += [
+        f"  {cell(p['what'], 50)}: {cell(p['before'], 40)} → {cell(p['after'], 40)}"
+        for p in data["preview"]
+    ]
+    for role in ("consulted", "retrieved"):
+        for r in data[role]:
+            stance = r.get("stance") or "retrieved"
+            out.append(
+                f"  {role[:4]} {cell(r['reflection'], 30)} {stance:<9} "
+                f"S={fmt_float(r['stability'])} R={fmt_float(r['retrievability'])} "
+                f"{cell(r['content'], 60)}"
+            )
+    for dec in data["decisions"]:
+        undone = f" (undone {dec['undone_at']})" if dec["undone_at"] else ""
+        out.append(
+            f"  decision {dec['decision_id']}: {dec['verdict']} by {cell(dec['decider'], 30)} "
+            f"at {dec['decided_at']}{undone}"
+        )
+    return out

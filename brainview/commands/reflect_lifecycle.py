@@ -1,0 +1,175 @@
+"""``brainview reflect challenge|invalidate|reinstate|undo|fading``.
+
+Lifecycle actions go through :mod:`brainview.services.lifecycle` exactly as the
+console's do: one call is one transaction and one *batch* (all ids or none), recorded
+with actor, time and reason, and ``reflect undo`` reverts a whole batch exactly.
+``fading`` lists live reflections whose retrievability falls below the pruning
+threshold within the horizon (:func:`brainview.services.curves.fading`).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from brainview.commands.common import (
+    cell,
+    decider_of,
+    emit_json,
+    emit_lines,
+    fmt_float,
+    load_config,
+    now,
+    open_project,
+)
+from brainview.errors import UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def _ids(args: argparse.Namespace) -> list[str]:
+    """IDs from the command line; ``-`` reads more, one per line, from stdin."""
+    out: list[str] = []
+    for ident in args.ids:
+        if ident == "-":
+            out += [line.strip() for line in sys.stdin.read(16 * 1024 * 1024).splitlines()]
+        else:
+            out.append(ident)
+    out = [i for i in out if i]
+    if not out:
+        raise UsageError("no reflection ids given")
+    return out
+
+
+def _batch(args: argparse.Namespace, verb: str) -> int:
+    from brainview.services import lifecycle
+
+    if verb != "reinstate" and not (args.reason or "").strip():
+        raise UsageError(f"reflect {verb}: --reason is required")
+    actor = decider_of(args, load_config(args))
+    action = getattr(lifecycle, verb)
+    with open_project(args, write_agent=True) as project:
+        result = action(project, _ids(args), reason=args.reason or "", actor=actor, now=now())
+    data: dict[str, Any] = {
+        "batch_id": result.batch_id,
+        "action": result.verb,
+        "actor": actor,
+        "at": result.at,
+        "changed": [{"reflection": r, "from": a, "to": b} for r, a, b in result.changed],
+        "unchanged": [{"reflection": r, "why": why} for r, why in result.unchanged],
+        "flagged_proposals": list(result.flagged),
+        "synapses": result.synapses,
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    out = [
+        f"{result.verb}: {len(result.changed)} changed, {len(result.unchanged)} unchanged "
+        f"(batch {result.batch_id}; undo: brainview reflect undo {result.batch_id})"
+    ]
+    out += [f"  {cell(r, 40)}: {a} → {b}" for r, a, b in result.changed]
+    out += [f"  {cell(r, 40)}: {cell(why)}" for r, why in result.unchanged]
+    if result.flagged:
+        out.append(f"  {len(result.flagged)} pending proposal(s) flagged as suspect")
+    emit_lines(out)
+    return 0
+
+
+def challenge(args: argparse.Namespace) -> int:
+    """Flag reflections for review (still consulted, shown with a warning)."""
+    return _batch(args, "challenge")
+
+
+def invalidate(args: argparse.Namespace) -> int:
+    """Soft-retire reflections (never consulted again; history and text kept)."""
+    return _batch(args, "invalidate")
+
+
+def reinstate(args: argparse.Namespace) -> int:
+    """Back to live: undo a challenge or an invalidation."""
+    return _batch(args, "reinstate")
+
+
+def undo(args: argparse.Namespace) -> int:
+    """Revert a lifecycle batch exactly (``--last``: the most recent one)."""
+    from brainview.services import lifecycle
+
+    actor = decider_of(args, load_config(args))
+    with open_project(args, write_agent=True) as project:
+        result = lifecycle.undo_batch(
+            project, None if args.last else args.batch, actor=actor, now=now()
+        )
+    data = {
+        "batch_id": result.batch_id,
+        "undo_batch_id": result.undo_batch_id,
+        "action": result.action,
+        "reflections": list(result.reflections),
+        "rows_restored": result.rows_restored,
+        "at": result.at,
+    }
+    if args.json:
+        emit_json(data)
+        return 0
+    emit_lines(
+        [
+            f"undone {result.batch_id} ({result.action} of {len(result.reflections)} "
+            f"reflection(s)): {result.rows_restored} row change(s) reverted"
+        ]
+    )
+    return 0
+
+
+def fading(args: argparse.Namespace) -> int:
+    """Live reflections about to fall below the pruning threshold, soonest first."""
+    from brainview.services.curves import fading as fading_list
+
+    config = load_config(args)
+    threshold = (
+        args.threshold if args.threshold is not None else config.reflections.pruning_threshold
+    )
+    days = args.days if args.days is not None else config.reflections.fading_days
+    if not 0.0 < threshold < 1.0:
+        raise UsageError("--threshold must be between 0 and 1")
+    if not 1 <= days <= 3650 or not 1 <= args.limit <= 10_000:
+        raise UsageError("--days must be 1..3650 and --limit 1..10000")
+    clock = now()
+    with open_project(args) as project:
+        result = fading_list(project, clock, threshold=threshold, days=days, limit=args.limit)
+    rows = [
+        {
+            "id": r.id,
+            "title": r.title,
+            "skill": r.skill,
+            "retrievability": r.r_now,
+            "stability": r.stability,
+            "crossing_days": r.crossing_days,
+            "decision": r.decision,
+        }
+        for r in result.rows
+    ]
+    if args.json:
+        emit_json(
+            {
+                "threshold": result.threshold,
+                "days": result.days,
+                "total": result.total,
+                "below_now": result.below_now,
+                "count": len(rows),
+                "reflections": rows,
+                "now": clock.isoformat(),
+            }
+        )
+        return 0
+    out = [
+        f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} R={fmt_float(r['retrievability'])} "
+        f"S={fmt_float(r['stability']):>7} crosses in {r['crossing_days']:.1f} d  "
+        f"{cell(r['title'], 50)}" + (f" [{r['decision']}]" if r["decision"] else "")
+        for r in rows
+    ]
+    out.append(
+        f"{result.total} reflection(s) fall below R={threshold:.2f} within {days} days "
+        f"({result.below_now} already below)"
+    )
+    emit_lines(out)
+    return 0

@@ -1,0 +1,286 @@
+"""The whole command tree as an argparse parser.
+
+Every leaf sets ``run="module:function"`` (a module of :mod:`brainview.commands`), so
+the handler and its imports load only when that command runs.  ``docs/cli-reference.md``
+and the pre-rendered help in :mod:`brainview.commands.helptext` are generated from
+this parser (``python -m brainview.docgen``); tests keep both current.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from brainview import __version__
+from brainview.errors import UsageError
+
+DESCRIPTION = (
+    "Keep an AI agent's self-learnt lessons honest: triage curator proposals, browse "
+    "reflection communities, invalidate adversarial reflections."
+)
+EPILOG = "Exit codes and JSON shapes: docs/cli.md. Without COMMAND, `brainview [PATH]` opens."
+KINDS = (
+    "merge_neurons",
+    "retire_neuron",
+    "add_synapse",
+    "remove_synapse",
+    "set_synapse_weight",
+    "set_domain",
+    "rename_domain",
+    "merge_domains",
+    "edit_content",
+    "note",
+)
+"""Mirrors :data:`brainview.core.kinds.KINDS` (a test checks they agree)."""
+STATUSES = ("pending", "accepted", "rejected", "dismissed", "decided", "all")
+DATASETS = ("proposals", "decisions", "reflections", "communities")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2 via :class:`UsageError`)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _location(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
+    if positional:
+        p.add_argument(
+            "path", nargs="?", help="project dir, .spikuit dir or circuit.db (default: walk up)"
+        )
+    p.add_argument(
+        "-C", "--project", metavar="PATH", help="project dir, .spikuit dir or circuit.db"
+    )
+    p.add_argument("--user", help="user brain: path or sqlite:/// URL")
+    p.add_argument("--agent", help="agent brain: path or sqlite:/// URL")
+
+
+def _json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output (docs/cli.md)")
+
+
+def _leaf(sub: argparse._SubParsersAction, name: str, run: str, help_: str, **kw: object):  # noqa: ANN202
+    p = sub.add_parser(name, help=help_, description=help_[:1].upper() + help_[1:] + ".", **kw)
+    p.set_defaults(run=run)
+    return p
+
+
+def _basic(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(sub, "open", "basic:open_app", "open the console (the default command)")
+    _location(p, positional=True)
+    p.add_argument("--screen", choices=["overview", "triage"], help="screen to start on")
+
+    p = _leaf(sub, "demo", "basic:demo", "write realistic demo brains and open them")
+    p.add_argument("dir", nargs="?", help="where to write the demo project (default: a temp dir)")
+    p.add_argument("--no-open", action="store_true", help="only write the project")
+    p.add_argument("--force", action="store_true", help="replace an existing demo in DIR")
+    p.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
+
+    p = _leaf(sub, "stats", "basic:stats", "vital signs of both brains")
+    _location(p, positional=True)
+    _json(p)
+
+    p = _leaf(sub, "init-agent", "basic:init_agent", "create an empty agent brain if none")
+    _location(p, positional=True)
+
+
+def _propose(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "propose",
+        "propose:propose",
+        "queue curator proposals from JSON (docs/proposal-format.md)",
+        epilog="FILE holds one JSON object, an array of them, or JSON Lines. The batch is "
+        "all-or-nothing: any invalid proposal refuses the whole batch (exit 4).",
+    )
+    p.add_argument(
+        "file", nargs="?", metavar="FILE", help="a JSON / JSON Lines file, or - for stdin"
+    )
+    _location(p)
+    p.add_argument("--dry-run", action="store_true", help="validate only; write nothing")
+    p.add_argument(
+        "--from-spkt-plan",
+        action="store_true",
+        help="FILE is a `spkt consolidate --json` plan: one proposal per item",
+    )
+    p.add_argument("--schema", action="store_true", help="print the proposal JSON Schema and exit")
+    p.add_argument("--source", default="cli", help="recorded as the proposals' source (cli)")
+    _json(p)
+
+
+def _filters(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--status",
+        choices=STATUSES,
+        default="pending",
+        metavar="STATUS",
+        help=f"{', '.join(STATUSES)} (default: pending; decided = accepted or rejected)",
+    )
+    p.add_argument(
+        "--kind",
+        action="append",
+        choices=KINDS,
+        metavar="KIND",
+        help="only this kind (repeatable): " + ", ".join(KINDS),
+    )
+    p.add_argument("--skill", action="append", help="only this skill (repeatable)")
+    p.add_argument("--since", metavar="WHEN", help="on or after: ISO date/time or age (7d, 12h)")
+    p.add_argument("--until", metavar="WHEN", help="before: ISO date/time or age")
+    p.add_argument(
+        "--on",
+        choices=["created", "decided"],
+        help="time field for --since/--until (default: decided for decided statuses)",
+    )
+
+
+def _proposals(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("proposals", help="list, show, accept, reject, dismiss, undo proposals")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    p = _leaf(acts, "list", "proposals_read:list_", "list proposals (oldest first)")
+    _location(p)
+    _filters(p)
+    p.add_argument("--limit", type=int, default=100, help="rows per page (default 100)")
+    p.add_argument("--after", metavar="CURSOR", help="next page: the previous page's cursor")
+    _json(p)
+
+    p = _leaf(acts, "show", "proposals_read:show", "one proposal with both brains' context")
+    p.add_argument("id", metavar="ID", help="proposal id")
+    _location(p)
+    _json(p)
+
+    verbs = {
+        "accept": "accept pending proposals, all or none (applied unless record-only)",
+        "reject": "reject pending proposals, all or none (each writes a lesson)",
+        "dismiss": "set pending proposals aside without a verdict (no grades)",
+    }
+    for verdict, help_ in verbs.items():
+        p = _leaf(acts, verdict, f"proposals:{verdict}", help_)
+        p.add_argument("ids", nargs="+", metavar="ID", help="proposal ids")
+        p.add_argument("--reason", help="why (stored; a rejection's reflection quotes it)")
+        p.add_argument("--decider", help="who decides (default: config review.decider, OS user)")
+        _location(p)
+        _json(p)
+
+    p = _leaf(acts, "undo", "proposals:undo", "undo a decision exactly")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("id", nargs="?", metavar="ID", help="decision id (or a decided proposal)")
+    which.add_argument("--last", action="store_true", help="the most recent decision")
+    p.add_argument("--decider", help="who undoes (default: config review.decider, OS user)")
+    _location(p)
+    _json(p)
+
+
+def _who(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--actor", dest="decider", help="who acts (default: config review.decider, OS user)"
+    )
+
+
+def _reflect(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("reflect", help="read, challenge, invalidate, reinstate reflections")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    p = _leaf(acts, "list", "reflect:list_", "reflections by id, a keyset page at a time")
+    _location(p)
+    p.add_argument("--skill", help="only this skill (the reflection's domain)")
+    p.add_argument(
+        "--status", choices=["live", "retired", "all"], default="live", help="(default: live)"
+    )
+    p.add_argument("--type", default="reflection", help="neuron type (default: reflection)")
+    p.add_argument("--after", metavar="ID", help="next page: ids after this one")
+    p.add_argument("--limit", type=int, default=50, help="rows per page (default 50)")
+    _json(p)
+
+    p = _leaf(acts, "inspect", "reflect:inspect", "a reflection's card, spikes, refs, audit trail")
+    p.add_argument("id", metavar="ID", help="reflection id")
+    _location(p)
+    p.add_argument("--spikes", type=int, default=50, help="most recent spikes shown (50)")
+    _json(p)
+
+    verbs = {
+        "challenge": "flag reflections for review (still consulted, shown with a warning)",
+        "invalidate": "soft-retire reflections: never consulted again, history kept",
+        "reinstate": "bring challenged or invalidated reflections back to live",
+    }
+    for verb, help_ in verbs.items():
+        p = _leaf(acts, verb, f"reflect_lifecycle:{verb}", help_)
+        p.add_argument("ids", nargs="+", metavar="ID", help="reflection ids (- reads stdin)")
+        need = "" if verb == "reinstate" else " (required)"
+        p.add_argument("--reason", help=f"why{need}; recorded with the batch")
+        _who(p)
+        _location(p)
+        _json(p)
+
+    p = _leaf(acts, "undo", "reflect_lifecycle:undo", "undo a lifecycle batch exactly")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("batch", nargs="?", metavar="BATCH", help="batch id (lcb-…)")
+    which.add_argument("--last", action="store_true", help="the most recent batch")
+    _who(p)
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "fading", "reflect_lifecycle:fading", "reflections about to fall below R")
+    _location(p)
+    p.add_argument("--threshold", type=float, help="R threshold (config pruning_threshold)")
+    p.add_argument("--days", type=int, help="horizon in days (config fading_days)")
+    p.add_argument("--limit", type=int, default=500, help="rows (default 500)")
+    _json(p)
+
+
+def _communities(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("communities", help="clusters of similar reflections")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = _leaf(acts, "list", "communities:list_", "communities with size, skills, mean R, grades")
+    _location(p)
+    p.add_argument(
+        "--sort", choices=["size", "fading", "misses"], default="size", help="(default: size)"
+    )
+    p.add_argument("--limit", type=int, default=300, help="rows (default 300)")
+    _json(p)
+    p = _leaf(acts, "show", "communities:show", "one community's members, weakest first")
+    p.add_argument("number", type=int, metavar="N", help="community number (-1: isolated)")
+    _location(p)
+    p.add_argument("--limit", type=int, default=500, help="rows (default 500)")
+    _json(p)
+
+
+def _export(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "export",
+        "export:export",
+        "export proposals, decisions, reflections or communities (JSON, CSV)",
+        epilog="CSV cells hold the data verbatim; on a terminal, control characters are "
+        "shown as visible symbols instead (use --out or a pipe for the exact bytes).",
+    )
+    p.add_argument("dataset", choices=DATASETS, help="what to export")
+    _location(p)
+    p.add_argument("--format", choices=["json", "jsonl", "csv"], default="json", help="(json)")
+    p.add_argument("--out", metavar="FILE", help="write FILE atomically instead of stdout")
+    p.add_argument("--since", metavar="WHEN", help="on or after (created_at / decided_at)")
+    p.add_argument("--until", metavar="WHEN", help="before (created_at / decided_at)")
+
+
+def build_parser() -> Parser:
+    """The whole command tree."""
+    parser = Parser(prog="brainview", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"brainview {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    _basic(sub)
+    _propose(sub)
+    _proposals(sub)
+    _reflect(sub)
+    _communities(sub)
+    _export(sub)
+    return parser
+
+
+def leaves(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Every (sub)parser by its command path: ``""``, ``"stats"``, ``"proposals list"``…"""
+    out = {prefix: parser}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                out.update(leaves(child, f"{prefix} {name}".strip()))
+    return out

@@ -1,0 +1,74 @@
+"""Applying accepted proposals to the user brain exactly as Spikuit 0.7.1 would.
+
+Layout (each module small, one job):
+
+* :mod:`.plan` — a :class:`Plan`: the rows one proposal changes (before → after) and
+  its Spikuit change log (one ``changeset``, its ``event`` rows); its inverse.
+* :mod:`.view` — the user brain as a planner reads it, with staged changes on top.
+* :mod:`.kinds_synapse`, :mod:`.kinds_neuron`, :mod:`.merge` — one planner per
+  kind, following ``spikuit_core.Circuit`` row for row; :mod:`.planner` — the
+  registry and :func:`build_plan`, the one code path of preview *and* apply.
+* :mod:`.describe` — a plan as preview lines.
+* :mod:`.execute` — writing a plan in one user-brain transaction, idempotently.
+* :mod:`.intent`, :mod:`.gate`, :mod:`.runner` — the crash-safe protocol across the
+  two files: intent row with the decision, user-brain change, intent done;
+  :func:`recover` finishes or rolls back what a crash interrupted.
+* :mod:`.mode` — record-only or apply; :mod:`.state_hash` — Spikuit's graph hash;
+  :mod:`.hooks` — named protocol steps (crash tests).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from brainview.services.apply.describe import log_summary, preview_lines
+from brainview.services.apply.mode import (
+    MODE_APPLY,
+    MODE_RECORD_ONLY,
+    MODE_UNSUPPORTED,
+    UserBrainApplier,
+    applier_for,
+    apply_mode,
+)
+from brainview.services.apply.plan import ChangesetInfo, EventRow, Plan, RowChange
+from brainview.services.apply.planner import build_plan, context
+from brainview.services.apply.runner import Outcome, open_intents, recover
+from brainview.services.apply.view import UserView
+from brainview.services.project import Project
+from brainview.store.rows import driver
+
+__all__ = [
+    "MODE_APPLY",
+    "MODE_RECORD_ONLY",
+    "MODE_UNSUPPORTED",
+    "ChangesetInfo",
+    "EventRow",
+    "Outcome",
+    "Plan",
+    "RowChange",
+    "UserBrainApplier",
+    "applier_for",
+    "apply_mode",
+    "build_plan",
+    "log_summary",
+    "open_intents",
+    "plan_for",
+    "preview_lines",
+    "recover",
+]
+
+
+def plan_for(
+    project: Project,
+    proposal_id: str,
+    kind: str,
+    params: dict[str, Any],
+    *,
+    now: datetime,
+    actor: str = "preview",
+) -> Plan:
+    """What accepting this proposal now would change (ConflictError: it cannot)."""
+    with project.user.read() as uconn:
+        view = UserView(driver(uconn), project.user.era)
+        return build_plan(view, kind, params, context(proposal_id, actor, now))

@@ -1,0 +1,207 @@
+"""Carrying out intents: the user-brain half of a decision (or of its undo).
+
+The agent brain already holds the decision and a ``pending`` intent (one commit).
+Here, in order:
+
+1. **User brain**, one ``BEGIN IMMEDIATE`` for all intents written together: skip an
+   intent whose changeset is already there (idempotent: a crash after step 1 is
+   harmless); for an ``apply``, recompute its plan against the rows as they are now
+   and require it to be byte-for-byte the plan recorded with the decision; execute
+   it (rows + changeset + events).  Commit.
+2. **Agent brain**: mark the intents ``done`` (``apply_state`` = ``applied`` /
+   ``reverted``).
+
+If step 1 finds the brain changed (ConflictError), nothing was written there, and
+the agent-brain half is undone instead (``rolled_back``): an accept's decision is
+reverted exactly — grades, spikes, cards, STDP, proposal back to pending; an undo's
+agent-side revert is re-done.  If even that cannot be done exactly, the intents are
+marked ``failed`` for a person to look at.  Any other error (a locked brain) leaves
+the intents pending for :func:`recover`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, text
+
+from brainview.core import fsrs_math
+from brainview.errors import ConflictError, LockedError, ReadOnlyError
+from brainview.services.apply import hooks
+from brainview.services.apply import intent as intents
+from brainview.services.apply.execute import changeset_exists, describe_row, execute
+from brainview.services.apply.plan import Plan
+from brainview.services.apply.planner import build_plan, require_apply_era
+from brainview.services.apply.view import Ctx, UserView
+from brainview.services.project import Project
+from brainview.store.effects import reapply_effects, revert_effects
+from brainview.store.rows import driver
+
+ROLLBACK_ACTOR = "brainview (rollback)"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one intent."""
+
+    decision_id: str
+    proposal_id: str
+    action: str
+    state: str
+    """``done``, ``already`` (found in the user brain), ``rolled_back`` or ``failed``."""
+    note: str | None = None
+
+
+def require_writable_user(project: Project) -> None:
+    """Applying needs the user brain open for writing."""
+    if not project.user.writable:
+        raise ReadOnlyError(
+            f"the user brain is open read-only ({project.user.path}): open it writable to "
+            "apply accepted proposals, or set review.record_only = true"
+        )
+
+
+def _difference(stored: Plan, fresh: Plan) -> str:
+    for old, new in zip(stored.changes, fresh.changes, strict=False):
+        if old != new:
+            return f"{describe_row(old)} changed"
+    if len(stored.changes) != len(fresh.changes):
+        return "the set of rows to change is different now"
+    return "its change log would differ"
+
+
+def _run_user(project: Project, batch: Sequence[intents.Intent]) -> list[bool]:
+    """Step 1; returns, per intent, whether it was executed now."""
+    era = project.user.era
+    require_apply_era(era)
+    action = batch[0].action
+    done: list[bool] = []
+    with project.user.write() as uconn:
+        raw = driver(uconn)
+        for it in batch:
+            plan = it.plan
+            if it.action == "apply" and not changeset_exists(raw, plan.changeset.id):
+                now = fsrs_math.parse_ts(it.planned_at)
+                fresh = build_plan(
+                    UserView(raw, era), plan.kind, plan.params, Ctx(now, plan.changeset)
+                )
+                if fresh.to_json() != it.plan_json:
+                    raise ConflictError(
+                        f"the user brain changed since proposal {it.proposal_id} was accepted "
+                        f"({_difference(plan, fresh)})"
+                    )
+            done.append(execute(raw, plan, mid_step=f"{action}.user_mid_txn"))
+    hooks.step(f"{action}.user_committed")
+    return done
+
+
+def carry_out(
+    project: Project, batch: Sequence[intents.Intent], *, now: datetime | None = None
+) -> list[Outcome]:
+    """Steps 1 and 2 for intents written together (one action); see the module doc.
+
+    Raises ConflictError after rolling back, LockedError when a brain stays busy.
+    """
+    if not batch:
+        return []
+    require_writable_user(project)
+    at = fsrs_math.format_ts(now or datetime.now(UTC))
+    try:
+        executed = _run_user(project, batch)
+    except ConflictError as err:
+        outcomes = roll_back(project, batch, str(err), at)
+        verb = "the accept" if batch[0].action == "apply" else "the undo"
+        raise ConflictError(
+            f"{err}; nothing was changed in the user brain and {verb} was "
+            f"{'rolled back' if outcomes[0].state == intents.ROLLED_BACK else 'NOT rolled back'}"
+        ) from None
+    except LockedError as err:
+        raise LockedError(
+            f"{err} — the decision is recorded and its user-brain change is pending; "
+            "it is finished on the next start (brainview recover)"
+        ) from None
+    with project.require_agent().write() as aconn:
+        for it in batch:
+            intents.finish(aconn, it, intents.DONE, at)
+    hooks.step(f"{batch[0].action}.done")
+    return [
+        Outcome(it.decision_id, it.proposal_id, it.action, "done" if new else "already")
+        for it, new in zip(batch, executed, strict=True)
+    ]
+
+
+def roll_back(
+    project: Project, batch: Sequence[intents.Intent], reason: str, at: str
+) -> list[Outcome]:
+    """Undo the agent-brain half of intents whose user-brain half cannot be done."""
+    agent = project.require_agent()
+    try:
+        with agent.write() as aconn:
+            for it in reversed(batch):
+                if it.action == "apply":
+                    revert_effects(aconn, it.decision_id, what="roll back")
+                    aconn.execute(
+                        text(
+                            "UPDATE brainview_decision SET undone_at = :at, undone_by = :by "
+                            "WHERE id = :id"
+                        ),
+                        {"at": at, "by": ROLLBACK_ACTOR, "id": it.decision_id},
+                    )
+                else:
+                    reapply_effects(aconn, it.decision_id)
+                    aconn.execute(
+                        text(
+                            "UPDATE brainview_decision SET undone_at = NULL, undone_by = NULL "
+                            "WHERE id = :id"
+                        ),
+                        {"id": it.decision_id},
+                    )
+                intents.finish(aconn, it, intents.ROLLED_BACK, at, reason)
+        state = intents.ROLLED_BACK
+    except ConflictError as err:
+        with agent.write() as aconn:
+            for it in batch:
+                intents.finish(aconn, it, intents.FAILED, at, f"{reason}; {err}")
+        state = intents.FAILED
+    return [Outcome(it.decision_id, it.proposal_id, it.action, state, reason) for it in batch]
+
+
+def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
+    """Finish or roll back every intent left pending (run at start; needs both brains
+    writable when there is something to do).  Returns what happened to each, oldest
+    first; a batch that had to be rolled back is reported, not raised."""
+    agent = project.require_agent()
+    with agent.read() as aconn:
+        pending = intents.pending(aconn)
+    batches: dict[str, list[intents.Intent]] = {}
+    for it in pending:
+        batches.setdefault(it.batch_id or it.id, []).append(it)
+    outcomes: list[Outcome] = []
+    for batch in batches.values():
+        try:
+            outcomes += carry_out(project, batch, now=now)
+        except ConflictError as err:
+            with agent.read() as aconn:
+                states = {it.id: _state(aconn, it.id) for it in batch}
+            outcomes += [
+                Outcome(it.decision_id, it.proposal_id, it.action, states[it.id], str(err))
+                for it in batch
+            ]
+    return outcomes
+
+
+def _state(conn: Connection, intent_id: str) -> str:
+    row = conn.execute(
+        text("SELECT state FROM brainview_apply_intent WHERE id = :id"), {"id": intent_id}
+    ).first()
+    return str(row[0]) if row else "missing"
+
+
+def open_intents(project: Project) -> int:
+    """How many intents wait for :func:`recover` (0 without an agent brain)."""
+    if project.agent is None:
+        return 0
+    with project.agent.read() as aconn:
+        return len(intents.pending(aconn))

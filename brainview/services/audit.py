@@ -1,0 +1,275 @@
+"""The full audit trail of one reflection, as a dataclass and as JSON.
+
+Where it came from (written by a rejected proposal's decision, added through Spikuit's
+change log — "imported" —, or already there before anything was recorded), every
+grade it received (with the proposal, verdict and decider behind it; spikes from
+outside brainview too), the STDP weight changes it took part in, merges, every
+lifecycle change (who, when, why, which batch, undone or not), and the proposals it
+influenced.  Read-only; missing brainview tables read as empty.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from brainview.core.grading import GRADE_NAMES
+from brainview.errors import NotFoundError
+from brainview.services import blast, lifecycle
+from brainview.services.project import Project
+from brainview.store.era import Era
+from brainview.store.readmodel import neuron, table_exists
+from brainview.store.writers import load_row
+
+
+@dataclass(frozen=True)
+class Origin:
+    """How the reflection came to be."""
+
+    kind: str
+    """``rejection``, ``imported`` or ``pre-existing``."""
+    at: str | None
+    actor: str | None = None
+    decision_id: str | None = None
+    proposal_id: str | None = None
+    proposal_kind: str | None = None
+    proposal_summary: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class GradeEntry:
+    """One spike of the reflection, with the decision behind it when brainview fired it."""
+
+    fired_at: str
+    grade: int
+    grade_name: str
+    spike_id: int
+    session_id: str | None
+    via: str
+    """``brainview`` (a decision graded it) or ``outside`` (Spikuit or another tool)."""
+    decision_id: str | None = None
+    proposal_id: str | None = None
+    proposal_kind: str | None = None
+    proposal_summary: str | None = None
+    stance: str | None = None
+    verdict: str | None = None
+    decider: str | None = None
+
+
+@dataclass(frozen=True)
+class WeightChange:
+    """A synapse row a decision changed (STDP) or created (a rejection's links)."""
+
+    decision_id: str
+    at: str
+    pre: str
+    post: str
+    type: str
+    before: float | None
+    after: float | None
+    co_fires: int | None
+
+
+@dataclass(frozen=True)
+class MergeEntry:
+    """Lineage: ``absorbed`` another neuron, or was ``merged_into`` one."""
+
+    role: str
+    other: str
+    at: str | None
+
+
+@dataclass(frozen=True)
+class LifecycleEntry:
+    """One lifecycle change."""
+
+    at: str
+    state: str
+    reason: str
+    actor: str
+    batch_id: str | None
+    action: str | None
+    undone_at: str | None = None
+    undone_by: str | None = None
+
+
+@dataclass
+class AuditTrail:
+    """Everything known about one reflection's history."""
+
+    reflection_id: str
+    content: str
+    skill: str | None
+    type: str | None
+    created_at: str
+    retired_at: str | None
+    status: lifecycle.Status
+    origin: Origin
+    grades: list[GradeEntry] = field(default_factory=list)
+    weight_changes: list[WeightChange] = field(default_factory=list)
+    merges: list[MergeEntry] = field(default_factory=list)
+    lifecycle: list[LifecycleEntry] = field(default_factory=list)
+    influenced: list[blast.ProposalHit] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (``brainview reflect inspect ID --json``)."""
+        return asdict(self)
+
+    def to_json(self) -> str:
+        """JSON safe to print to a terminal: every non-ASCII character is escaped, so no
+        control, C1 or bidi character of a hostile reflection reaches the terminal."""
+        return json.dumps(self.to_dict(), ensure_ascii=True, indent=2)
+
+
+def trail(project: Project, rid: str) -> AuditTrail:
+    """Read the whole audit trail of ``rid`` (NotFoundError when it does not exist)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        row = neuron(conn, agent.era, rid)
+        if row is None:
+            raise NotFoundError(f"no reflection {rid!r} in the agent brain")
+        return AuditTrail(
+            reflection_id=rid,
+            content=row.content or "",
+            skill=row.domain,
+            type=row.type,
+            created_at=row.created_at,
+            retired_at=row.retired_at,
+            status=lifecycle.statuses(conn, agent.era, [rid])[rid],
+            origin=_origin(conn, agent.era, rid, row.created_at),
+            grades=_grades(conn, rid),
+            weight_changes=_weights(conn, rid),
+            merges=_merges(conn, agent.era, rid),
+            lifecycle=_lifecycle(conn, rid),
+            influenced=blast.proposals_of(conn, [rid]),
+        )
+
+
+def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
+    if table_exists(conn, "brainview_decision"):
+        hit = conn.execute(
+            text(
+                "SELECT d.decided_at, d.decider, d.id, d.proposal_id, p.kind, p.summary, d.reason "
+                "FROM brainview_decision d LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
+                "WHERE d.new_reflection_id = :r ORDER BY d.decided_at LIMIT 1"
+            ),
+            {"r": rid},
+        ).first()
+        if hit is not None:
+            return Origin("rejection", *hit)
+    if era.has_changelog:
+        hit = conn.execute(
+            text(
+                "SELECT e.at, c.actor_id, c.actor_kind, c.tag FROM event e JOIN changeset c "
+                "ON c.id = e.changeset_id WHERE e.target_kind = 'neuron' AND e.target_id = :r "
+                "AND e.op = 'neuron.add' ORDER BY e.at, e.seq LIMIT 1"
+            ),
+            {"r": rid},
+        ).first()
+        if hit is not None:
+            at, actor, actor_kind, tag = hit
+            return Origin("imported", at, f"{actor} ({actor_kind})", reason=f"changeset {tag}")
+    return Origin("pre-existing", created_at)
+
+
+def _grades(conn: Connection, rid: str) -> list[GradeEntry]:
+    spikes = conn.execute(
+        text(
+            "SELECT id, grade, fired_at, session_id FROM spike WHERE neuron_id = :r "
+            "ORDER BY fired_at, id"
+        ),
+        {"r": rid},
+    ).fetchall()
+    behind: dict[int, tuple[Any, ...]] = {}
+    if table_exists(conn, "brainview_grade"):
+        for row in conn.execute(
+            text(
+                "SELECT g.spike_id, g.decision_id, d.proposal_id, p.kind, p.summary, g.stance, "
+                "d.verdict, d.decider FROM brainview_grade g "
+                "JOIN brainview_decision d ON d.id = g.decision_id "
+                "LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
+                "WHERE g.reflection_id = :r"
+            ),
+            {"r": rid},
+        ):
+            behind[int(row[0])] = tuple(row[1:])
+    out = []
+    for sid, grade, fired_at, session in spikes:
+        extra = behind.get(int(sid))
+        via = "brainview" if extra else "outside"
+        name = GRADE_NAMES.get(int(grade), str(grade))
+        base = (str(fired_at), int(grade), name, int(sid), session, via)
+        out.append(GradeEntry(*base, *(extra or ())))
+    return out
+
+
+def _like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _weights(conn: Connection, rid: str) -> list[WeightChange]:
+    if not table_exists(conn, "brainview_effect"):
+        return []
+    quoted = _like(json.dumps(rid))
+    rows = conn.execute(
+        text(
+            "SELECT e.decision_id, d.decided_at, e.op, e.key_json, e.before_json, e.after_json "
+            "FROM brainview_effect e JOIN brainview_decision d ON d.id = e.decision_id "
+            "WHERE e.tbl = 'synapse' AND d.undone_at IS NULL AND "
+            "(e.key_json LIKE :a ESCAPE '\\' OR e.key_json LIKE :b ESCAPE '\\') "
+            "ORDER BY d.decided_at, e.decision_id, e.seq"
+        ),
+        {"a": '{"pre":' + quoted + ",%", "b": '%,"post":' + quoted + ",%"},
+    )
+    out = []
+    for did, at, op, key_json, before_json, after_json in rows:
+        key = json.loads(key_json)
+        if rid not in (key.get("pre"), key.get("post")):
+            continue
+        before, after = load_row(before_json) or {}, load_row(after_json) or {}
+        if op == "update" and "weight" not in after:
+            continue
+        full = {**before, **after}
+        out.append(
+            WeightChange(
+                str(did), str(at), key["pre"], key["post"], key["type"],
+                before.get("weight") if op == "update" else None,
+                full.get("weight"), full.get("co_fires"),
+            )
+        )  # fmt: skip
+    return out
+
+
+def _merges(conn: Connection, era: Era, rid: str) -> list[MergeEntry]:
+    if not era.has_lineage:
+        return []
+    rows = conn.execute(
+        text(
+            "SELECT 'absorbed', parent_id, at FROM neuron_predecessor WHERE child_id = :r "
+            "UNION ALL SELECT 'merged_into', child_id, at FROM neuron_predecessor "
+            "WHERE parent_id = :r ORDER BY 3"
+        ),
+        {"r": rid},
+    )
+    return [MergeEntry(str(role), str(other), at) for role, other, at in rows]
+
+
+def _lifecycle(conn: Connection, rid: str) -> list[LifecycleEntry]:
+    if not table_exists(conn, "brainview_lifecycle"):
+        return []
+    if not table_exists(conn, "brainview_lifecycle_batch"):
+        sql = (
+            "SELECT at, state, reason, actor, batch_id, NULL, NULL, NULL "
+            "FROM brainview_lifecycle WHERE reflection_id = :r ORDER BY id"
+        )
+    else:
+        sql = (
+            "SELECT l.at, l.state, l.reason, l.actor, l.batch_id, b.action, b.undone_at, "
+            "b.undone_by FROM brainview_lifecycle l LEFT JOIN brainview_lifecycle_batch b "
+            "ON b.id = l.batch_id WHERE l.reflection_id = :r ORDER BY l.id"
+        )
+    return [LifecycleEntry(*row) for row in conn.execute(text(sql), {"r": rid})]

@@ -1,0 +1,310 @@
+"""Blast radius: what a reflection (or a set of them) touched, and one action over it.
+
+:func:`radius` lists the proposals that consulted or retrieved the targets (pending
+ones and decided ones with their verdict), the neurons that ``summarizes`` them
+(policies), and the reflections they co-fired with (spike sessions shared, synapses
+with ``co_fires > 0``) or link to.  :func:`apply` invalidates or challenges a chosen
+selection and flags chosen pending proposals stale-by-suspicion — one lifecycle batch,
+so one undo reverts it all.
+
+The ``brainview_proposal.suspicion`` column holds a JSON list of flags (format below);
+intake writes flags too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from brainview.core import fsrs_math
+from brainview.services import lifecycle
+from brainview.services.project import Project
+from brainview.store.bv_schema_lifecycle import BatchLog
+from brainview.store.readmodel import neurons_by_ids, table_exists
+
+LIMIT = 300
+
+
+@dataclass(frozen=True)
+class ProposalHit:
+    """A proposal that consulted (or retrieved) a target."""
+
+    proposal_id: str
+    reflection_id: str
+    role: str
+    stance: str | None
+    kind: str
+    summary: str
+    status: str
+    verdict: str | None = None
+    decider: str | None = None
+    decided_at: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        """The target pushed toward this proposal (consulted with stance ``support``)."""
+        return self.role == "consulted" and (self.stance or "support") == "support"
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An agent-brain neuron near a target: a policy, a co-firer or a linked reflection."""
+
+    neuron_id: str
+    relations: tuple[str, ...]
+    """Plain-text reasons, e.g. ``summarizes r-x``, ``co-fired 3× with r-x``."""
+    content: str
+    type: str | None
+    state: str
+    is_policy: bool
+
+
+@dataclass
+class BlastRadius:
+    """Everything the targets influenced."""
+
+    targets: list[str]
+    proposals: list[ProposalHit] = field(default_factory=list)
+    neighbours: list[Neighbour] = field(default_factory=list)
+    more_neighbours: int = 0
+
+    @property
+    def pending(self) -> list[ProposalHit]:
+        """Proposals still waiting for a decision."""
+        return [p for p in self.proposals if p.status == "pending"]
+
+    @property
+    def decided(self) -> list[ProposalHit]:
+        """Proposals already decided (with their verdict)."""
+        return [p for p in self.proposals if p.status != "pending"]
+
+    def default_flags(self) -> list[str]:
+        """Pending proposals a target supported: flagged unless the maintainer unmarks."""
+        return list(dict.fromkeys(p.proposal_id for p in self.pending if p.supported))
+
+
+def _in(ids: Sequence[str], prefix: str) -> tuple[str, dict[str, Any]]:
+    marks = ",".join(f":{prefix}{i}" for i in range(len(ids)))
+    return marks, {f"{prefix}{i}": v for i, v in enumerate(ids)}
+
+
+def proposals_of(conn: Connection, ids: list[str]) -> list[ProposalHit]:
+    """Proposals that consulted or retrieved any of ``ids`` (pending first, newest first)."""
+    if not table_exists(conn, "brainview_consult"):
+        return []
+    marks, params = _in(ids, "t")
+    rows = conn.execute(
+        text(
+            "SELECT c.proposal_id, c.reflection_id, c.role, c.stance, p.kind, p.summary, "
+            "p.status FROM brainview_consult c JOIN brainview_proposal p ON p.id = c.proposal_id "
+            f"WHERE c.reflection_id IN ({marks}) "
+            "ORDER BY CASE WHEN p.status = 'pending' THEN 0 ELSE 1 END, p.created_at DESC, "
+            "c.proposal_id, c.reflection_id"
+        ),
+        params,
+    ).fetchall()
+    decided = sorted({str(r[0]) for r in rows if r[6] != "pending"})
+    verdicts: dict[str, tuple[str, str, str]] = {}
+    if decided and table_exists(conn, "brainview_decision"):
+        for start in range(0, len(decided), 400):
+            marks, params = _in(decided[start : start + 400], "d")
+            for pid, verdict, decider, at in conn.execute(
+                text(
+                    "SELECT proposal_id, verdict, decider, decided_at FROM brainview_decision "
+                    f"WHERE undone_at IS NULL AND proposal_id IN ({marks}) ORDER BY decided_at"
+                ),
+                params,
+            ):
+                verdicts[str(pid)] = (str(verdict), str(decider), str(at))
+    out = []
+    for pid, rid, role, stance, kind, summary, status in rows:
+        v = verdicts.get(str(pid), (None, None, None))
+        out.append(ProposalHit(pid, rid, role, stance, kind, summary or "", status, *v))
+    return out
+
+
+def _relations(
+    conn: Connection, agent_era: Any, ids: list[str], limit: int
+) -> dict[str, list[str]]:
+    """``{neighbour: [reason, …]}`` from synapses and shared spike sessions."""
+    targets = set(ids)
+    rel: dict[str, list[str]] = {}
+    marks, params = _in(ids, "t")
+    live = agent_era.live_synapse("s")
+    co = "s.co_fires" if "co_fires" in agent_era.synapse_cols else "0"
+    for pre, post, typ, weight, co_fires in conn.execute(
+        text(
+            f"SELECT s.pre, s.post, s.type, s.weight, {co} FROM synapse s WHERE {live} AND "
+            f"(s.pre IN ({marks}) OR s.post IN ({marks})) ORDER BY s.pre, s.post, s.type"
+        ),
+        params,
+    ):
+        other, target = (post, pre) if pre in targets else (pre, post)
+        if other in targets:
+            continue
+        if typ == "summarizes" and post == target:
+            rel.setdefault(other, []).append(f"summarizes {target}")
+        elif co_fires:
+            rel.setdefault(other, []).append(f"co-fired {co_fires}× with {target} ({typ})")
+        else:
+            rel.setdefault(other, []).append(f"{typ} {float(weight or 0):.2f} with {target}")
+    for nid, target, sessions in conn.execute(
+        text(
+            "SELECT s2.neuron_id, s1.neuron_id, COUNT(DISTINCT s1.session_id) FROM spike s1 "
+            "JOIN spike s2 ON s2.session_id = s1.session_id AND s2.neuron_id != s1.neuron_id "
+            f"WHERE s1.neuron_id IN ({marks}) AND s1.session_id IS NOT NULL "
+            "GROUP BY s2.neuron_id, s1.neuron_id ORDER BY 3 DESC, 1 LIMIT :lim"
+        ),
+        {**params, "lim": limit * 4},
+    ):
+        if nid not in targets:
+            rel.setdefault(nid, []).append(f"shared {sessions} spike session(s) with {target}")
+    return rel
+
+
+def radius(project: Project, ids: Sequence[str], *, limit: int = LIMIT) -> BlastRadius:
+    """The blast radius of ``ids`` (neighbours capped at ``limit``, policies first)."""
+    agent = project.require_agent()
+    targets = list(dict.fromkeys(ids))
+    out = BlastRadius(targets)
+    if not targets:
+        return out
+    with agent.read() as conn:
+        for start in range(0, len(targets), 400):
+            out.proposals += proposals_of(conn, targets[start : start + 400])
+        rel: dict[str, list[str]] = {}
+        for start in range(0, len(targets), 400):
+            for nid, reasons in _relations(
+                conn, agent.era, targets[start : start + 400], limit
+            ).items():
+                rel.setdefault(nid, []).extend(reasons)
+        rows = neurons_by_ids(conn, agent.era, list(rel))
+        states = lifecycle.statuses(conn, agent.era, list(rows))
+    found = [
+        Neighbour(
+            nid,
+            tuple(dict.fromkeys(rel[nid])),
+            row.content or "",
+            row.type,
+            states[nid].state,
+            any(r.startswith("summarizes ") for r in rel[nid]),
+        )
+        for nid, row in rows.items()
+    ]
+    found.sort(key=lambda n: (not n.is_policy, -len(n.relations), n.neuron_id))
+    out.neighbours = found[:limit]
+    out.more_neighbours = max(0, len(found) - limit)
+    return out
+
+
+@dataclass(frozen=True)
+class BlastAction:
+    """What the maintainer chose: one verb over reflections, plus proposals to flag."""
+
+    verb: str
+    reflections: tuple[str, ...]
+    flag_proposals: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def apply(
+    project: Project, action: BlastAction, *, actor: str, now: datetime
+) -> lifecycle.BatchResult:
+    """Run the action as one lifecycle batch (one undo reverts all of it)."""
+    at = fsrs_math.format_ts(now)
+    past = lifecycle.TARGET.get(action.verb, action.verb)
+
+    def extra(log: BatchLog, _changed: list[str]) -> list[str]:
+        return flag(log, action.flag_proposals, action.reflections, past, action.reason, at)
+
+    return lifecycle.run_batch(
+        project, action.verb, action.reflections, reason=action.reason, actor=actor, now=now,
+        extra=extra,
+    )  # fmt: skip
+
+
+def flag(
+    log: BatchLog,
+    proposal_ids: Sequence[str],
+    targets: Sequence[str],
+    verb_past: str,
+    reason: str,
+    at: str,
+) -> list[str]:
+    """Add a ``blast`` flag to each *pending* proposal; returns the ones flagged."""
+    flagged: list[str] = []
+    wanted = set(targets)
+    for pid in dict.fromkeys(proposal_ids):
+        row = log.conn.execute(
+            text("SELECT status, suspicion FROM brainview_proposal WHERE id = :p"), {"p": pid}
+        ).first()
+        if row is None or row[0] != "pending":
+            continue
+        consults = log.conn.execute(
+            text(
+                "SELECT reflection_id, role, stance FROM brainview_consult "
+                "WHERE proposal_id = :p ORDER BY role, seq"
+            ),
+            {"p": pid},
+        ).fetchall()
+        base = {"kind": "blast", "verb": verb_past, "detail": reason[:200], "at": at}
+        flags = [
+            {**base, "reflection": rid, "role": role, "stance": stance or "support"}
+            for rid, role, stance in consults
+            if rid in wanted
+        ] or [{**base, "reflection": ", ".join(list(dict.fromkeys(targets))[:3])}]
+        if log.update("brainview_proposal", {"id": pid}, {"suspicion": add_flags(row[1], flags)}):
+            flagged.append(pid)
+    return flagged
+
+
+# -- the suspicion column ----------------------------------------------------------------
+
+SUSPICION_KINDS = ("challenged", "invalidated", "retired", "tombstone", "blast")
+"""A proposal leaned on a challenged / invalidated / retired reflection, on a
+near-duplicate of an invalidated one, or was flagged from a blast radius."""
+
+
+def decode_suspicion(value: str | None) -> list[dict[str, Any]]:
+    """The flags stored in ``suspicion`` (a JSON list; other text is one ``note``)."""
+    if not value:
+        return []
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return [{"kind": "note", "detail": value}]
+    if not isinstance(data, list):
+        return [{"kind": "note", "detail": value}]
+    return [f for f in data if isinstance(f, dict)]
+
+
+def add_flags(value: str | None, new: list[dict[str, Any]]) -> str | None:
+    """``value`` plus ``new`` flags (an identical flag is not repeated)."""
+    flags = decode_suspicion(value)
+    flags += [f for f in new if f not in flags]
+    return json.dumps(flags, ensure_ascii=True, sort_keys=True) if flags else None
+
+
+def describe_flag(flag: dict[str, Any]) -> str:
+    """One plain-text line (untrusted: show it through ``safe_text``)."""
+    rid, role = flag.get("reflection", "?"), flag.get("role", "consulted")
+    head = {
+        "challenged": f"{role} reflection {rid} is challenged",
+        "invalidated": f"{role} reflection {rid} was invalidated",
+        "retired": f"{role} reflection {rid} is retired",
+        "tombstone": f"{role} reflection {rid} resembles invalidated {flag.get('match', '?')}"
+        f" (similarity {float(flag.get('score', 0)):.2f})",
+        "blast": f"stale by suspicion: {role} reflection {rid} was {flag.get('verb', 'flagged')}",
+    }.get(str(flag.get("kind")), "suspicious")
+    detail = flag.get("detail")
+    return f"{head}: {detail}" if detail else head
+
+
+def describe_suspicion(value: str | None) -> list[str]:
+    """Every flag of a ``suspicion`` value as one plain-text line."""
+    return [describe_flag(f) for f in decode_suspicion(value)]

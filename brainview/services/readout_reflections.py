@@ -1,0 +1,234 @@
+"""Read-only views of the agent brain's reflections for scripts and agents (the CLI's
+``reflect list``, ``reflect inspect`` and ``export reflections``).
+
+Pages are keyset pages by id; cards are read in bulk where the era stores them
+(``fsrs_state``) and R is computed vectorised for a whole page.  Shapes are plain dicts
+of JSON values, documented in ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from brainview.core import fsrs_math
+from brainview.errors import NotFoundError
+from brainview.services import audit, lifecycle
+from brainview.services.project import Project
+from brainview.services.refs import resolve
+from brainview.store.cards import card_of
+from brainview.store.era import Era
+from brainview.store.readmodel import (
+    NeuronRow,
+    neuron,
+    neurons_by_ids,
+    synapses_of,
+)
+
+BATCH = 500
+
+
+def _ts(value: object) -> str | None:
+    if not value:
+        return None
+    if isinstance(value, datetime):
+        return fsrs_math.format_ts(value)
+    return fsrs_math.format_ts(fsrs_math.parse_ts(str(value)))
+
+
+def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[str, dict]:
+    """Card fields and R now for many neurons (absent when never reviewed)."""
+    raw: dict[str, dict[str, Any]] = {}
+    if era.card_source == "fsrs_state" and ids:
+        marks = ", ".join(f":i{k}" for k in range(len(ids)))
+        for nid, card_json in conn.execute(
+            text(f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})"),
+            {f"i{k}": v for k, v in enumerate(ids)},
+        ):
+            d = json.loads(card_json)
+            stability, last = fsrs_math.card_stability_lastreview(d)
+            raw[nid] = {
+                "source": "fsrs_state",
+                "state": d.get("state"),
+                "stability": stability,
+                "difficulty": d.get("difficulty"),
+                "due": _ts(d.get("due")),
+                "last_review": _ts(last),
+            }
+    else:
+        for nid in ids:
+            info = card_of(conn, era, nid)
+            if info is not None:
+                raw[nid] = card_dict(info)
+    if raw:
+        keys = list(raw)
+        stab = np.array([raw[k]["stability"] or np.nan for k in keys], dtype=float)
+        last = np.array(
+            [
+                fsrs_math.parse_ts(raw[k]["last_review"]).timestamp()
+                if raw[k]["last_review"]
+                else np.nan
+                for k in keys
+            ]
+        )
+        for k, r in zip(keys, fsrs_math.retrievability(stab, last, now), strict=True):
+            raw[k]["retrievability"] = float(r)
+    return raw
+
+
+def _spike_counts(conn: Connection, ids: list[str]) -> dict[str, int]:
+    if not ids:
+        return {}
+    marks = ", ".join(f":i{k}" for k in range(len(ids)))
+    rows = conn.execute(
+        text(f"SELECT neuron_id, COUNT(*) FROM spike WHERE neuron_id IN ({marks}) GROUP BY 1"),
+        {f"i{k}": v for k, v in enumerate(ids)},
+    )
+    return {nid: int(n) for nid, n in rows}
+
+
+def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: datetime) -> list[dict]:
+    """Reflections with their card, R now, spike count and lifecycle state."""
+    ids = [r.id for r in rows]
+    cards, spikes = cards_of(conn, era, ids, now), _spike_counts(conn, ids)
+    states = lifecycle.statuses(conn, era, ids)
+    out = []
+    for r in rows:
+        card = cards.get(r.id)
+        out.append(
+            {
+                "id": r.id,
+                "skill": r.domain,
+                "type": r.type,
+                "status": "live" if r.live else "retired",
+                "state": states[r.id].state if r.id in states else None,
+                "created_at": r.created_at,
+                "updated_at": r.updated_at,
+                "retired_at": r.retired_at,
+                "stability": card["stability"] if card else None,
+                "difficulty": card["difficulty"] if card else None,
+                "retrievability": card["retrievability"] if card else 0.0,
+                "last_review": card["last_review"] if card else None,
+                "due": card["due"] if card else None,
+                "spikes": spikes.get(r.id, 0),
+                "content": r.content,
+            }
+        )
+    return out
+
+
+def _filters(era: Era, skill: str | None, status: str, type_: str | None) -> tuple[str, dict]:
+    clauses, params = [], {}
+    if type_:
+        clauses.append("type = :type")
+        params["type"] = type_
+    if skill is not None:
+        clauses.append("domain = :skill")
+        params["skill"] = skill
+    if status == "live":
+        clauses.append(era.live("neuron"))
+    elif status == "retired":
+        clauses.append("neuron.retired_at IS NOT NULL" if era.has_retire else "1=0")
+    return " AND ".join(clauses) or "1=1", params
+
+
+def page_reflections(
+    project: Project,
+    now: datetime,
+    *,
+    skill: str | None = None,
+    status: str = "live",
+    type_: str | None = "reflection",
+    after: str | None = None,
+    limit: int = 50,
+) -> tuple[list[dict], int, str | None]:
+    """One keyset page by id, the total matching, and the next page's ``after``."""
+    agent = project.require_agent()
+    where, params = _filters(agent.era, skill, status, type_)
+    with agent.read() as conn:
+        count = text(f"SELECT COUNT(*) FROM neuron WHERE {where}")
+        total = int(conn.execute(count, params).scalar())
+        keyset = where + (" AND id > :after" if after is not None else "")
+        ids = [
+            r[0]
+            for r in conn.execute(
+                text(f"SELECT id FROM neuron WHERE {keyset} ORDER BY id LIMIT :n"),
+                {**params, "after": after, "n": max(1, limit) + 1},
+            )
+        ]
+        more, ids = len(ids) > max(1, limit), ids[: max(1, limit)]
+        found = neurons_by_ids(conn, agent.era, ids)
+        rows = rows_as_dicts(conn, agent.era, [found[i] for i in ids], now)
+    return rows, total, (ids[-1] if more and ids else None)
+
+
+def iter_reflections(
+    conn: Connection, era: Era, now: datetime, since: str | None, until: str | None
+) -> Iterator[dict]:
+    """Every agent-brain neuron (reflections, policies; retired too) by id, in batches."""
+    clauses, params = ["id > :after"], {}
+    if since:
+        clauses.append("created_at >= :since")
+        params["since"] = since
+    if until:
+        clauses.append("created_at < :until")
+        params["until"] = until
+    sql = f"SELECT id FROM neuron WHERE {' AND '.join(clauses)} ORDER BY id LIMIT :n"
+    after = ""
+    while True:
+        ids = [r[0] for r in conn.execute(text(sql), {**params, "after": after, "n": BATCH})]
+        if not ids:
+            return
+        found = neurons_by_ids(conn, era, ids)
+        yield from rows_as_dicts(conn, era, [found[i] for i in ids], now)
+        after = ids[-1]
+
+
+def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 50) -> dict:
+    """Everything about one reflection: its row and card, R now, synapses, ``[user:…]``
+    refs resolved, and its audit trail (:func:`brainview.services.audit.trail`): origin,
+    every spike with the decision behind it, weight changes, merges, lifecycle history
+    and the proposals it influenced."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        row = neuron(conn, agent.era, reflection_id)
+        if row is None:
+            raise NotFoundError(f"no reflection {reflection_id!r} in the agent brain")
+        base = rows_as_dicts(conn, agent.era, [row], now)[0]
+        info = card_of(conn, agent.era, reflection_id)
+        syn = synapses_of(conn, agent.era, reflection_id, live_only=False)
+    trail = audit.trail(project, reflection_id).to_dict()
+    refs = resolve(project, row.content)
+    base["card"] = None
+    if info is not None:
+        base["card"] = card_dict(info) | {
+            "retrievability": base["retrievability"],
+            "card_json": info.card_json,
+        }
+    every = trail["grades"]
+    base["recent_spikes"] = every[-spikes:] if spikes > 0 else []
+    base["grades"] = [g for g in every if g["via"] == "brainview"]
+    base["synapses"] = [asdict(s) for s in syn]
+    base["refs"] = [asdict(r) for r in refs]
+    for key in ("origin", "weight_changes", "merges", "influenced"):
+        base[key] = trail[key]
+    base["lifecycle_history"] = trail["lifecycle"]
+    return base
+
+
+def card_dict(info: Any) -> dict[str, Any]:
+    """A :class:`~brainview.store.cards.CardInfo` as JSON values."""
+    return {
+        "source": info.source,
+        "state": info.state,
+        "stability": info.stability,
+        "difficulty": info.difficulty,
+        "due": _ts(info.due),
+        "last_review": _ts(info.last_review),
+    }

@@ -1,0 +1,101 @@
+"""Every subcommand, as a real process, on a demo brain: exit code 0 and the documented
+JSON shape (the detailed behaviour of each is tested in the other ``test_cli_*``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_cli import agent_db, cli, fresh, run, sql, user_db
+
+
+def _proposal_file(root: Path) -> Path:
+    users = [r[0] for r in sql(user_db(root), "SELECT id FROM neuron WHERE retired_at IS NULL")]
+    refl = [r[0] for r in sql(agent_db(root), "SELECT id FROM neuron WHERE type='reflection'")]
+    doc = {
+        "id": "p-smoke",
+        "kind": "merge_neurons",
+        "params": {"keep": users[0], "merge": [users[1]]},
+        "consulted": [{"reflection": refl[0], "stance": "support"}],
+    }
+    path = root / "p.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
+    """The argv of one subcommand and a check of its JSON output."""
+    pid, rid = fresh(info)[0], info.reflection_ids[0]
+    if name in ("proposals undo", "reflect undo", "reflect reinstate"):
+        setup = ("proposals", "accept", pid) if name == "proposals undo" else None
+        setup = setup or ("reflect", "challenge", rid, "--reason", "suspect")
+        assert cli(*setup, "-C", str(root)).returncode == 0
+    cases: dict[str, tuple[list[str], Any]] = {
+        "propose": (["propose", str(_proposal_file(root))], lambda d: d["count"] == 1),
+        "propose --dry-run": (
+            ["propose", str(_proposal_file(root)), "--dry-run"],
+            lambda d: d["dry_run"] is True,
+        ),
+        "proposals list": (["proposals", "list"], lambda d: d["total"] == 36),
+        "proposals show": (["proposals", "show", pid], lambda d: d["id"] == pid),
+        "proposals accept": (
+            ["proposals", "accept", pid],
+            lambda d: d["decisions"][0]["apply_state"] == "applied",
+        ),
+        "proposals reject": (
+            ["proposals", "reject", pid, "--reason", "no"],
+            lambda d: d["decisions"][0]["new_reflection_id"],
+        ),
+        "proposals dismiss": (
+            ["proposals", "dismiss", info.stale_proposal_ids[0]],
+            lambda d: d["decisions"][0]["grades"] == [],
+        ),
+        "proposals undo": (["proposals", "undo", "--last"], lambda d: d["proposal_id"] == pid),
+        "reflect list": (["reflect", "list"], lambda d: d["count"] == 50),
+        "reflect inspect": (["reflect", "inspect", rid], lambda d: d["id"] == rid),
+        "reflect challenge": (
+            ["reflect", "challenge", rid, "--reason", "odd"],
+            lambda d: d["changed"][0]["to"] == "challenged",
+        ),
+        "reflect invalidate": (
+            ["reflect", "invalidate", rid, "--reason", "planted"],
+            lambda d: d["changed"][0]["to"] == "invalidated",
+        ),
+        "reflect reinstate": (
+            ["reflect", "reinstate", rid],
+            lambda d: d["changed"][0]["to"] == "live",
+        ),
+        "reflect undo": (["reflect", "undo", "--last"], lambda d: d["reflections"] == [rid]),
+        "reflect fading": (["reflect", "fading"], lambda d: d["total"] >= d["count"]),
+        "communities list": (["communities", "list"], lambda d: d["total"] > 1),
+        "communities show": (["communities", "show", "0"], lambda d: d["total"] > 1),
+        "export proposals": (["export", "proposals"], lambda d: len(d) == 36),
+        "export decisions": (["export", "decisions"], lambda d: d == []),
+        "export reflections": (["export", "reflections"], lambda d: len(d) > 150),
+        "export communities": (["export", "communities"], lambda d: len(d) > 1),
+    }
+    return cases[name]
+
+
+SUBCOMMANDS = [
+    "propose", "propose --dry-run", "proposals list", "proposals show", "proposals accept",
+    "proposals reject", "proposals dismiss", "proposals undo", "reflect list",
+    "reflect inspect", "reflect challenge", "reflect invalidate", "reflect reinstate",
+    "reflect undo", "reflect fading", "communities list", "communities show",
+    "export proposals", "export decisions", "export reflections", "export communities",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_every_subcommand_runs_as_a_process(make_demo, name: str) -> None:  # type: ignore[no-untyped-def]
+    root, info = make_demo()
+    argv, check = _case(name, root, info)
+    json_flag = [] if argv[0] == "export" else ["--json"]
+    out = run(*argv, "-C", str(root), *json_flag)
+    assert out.returncode == 0, out.stderr
+    assert check(json.loads(out.stdout)), out.stdout[:500]
+    human = [] if argv[0] == "export" or "undo" in name else cli(*argv, "-C", str(root))
+    if human:
+        assert "Traceback" not in human.stderr
