@@ -22,6 +22,7 @@ from sqlalchemy import text
 
 from brainview.core.kinds import check_params
 from brainview.errors import ConflictError, NotFoundError
+from brainview.services import lifecycle
 from brainview.services.apply import intent as intents
 from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.apply.plan import Plan
@@ -49,6 +50,8 @@ class ReflectionView:
     stability: float | None
     retrievability: float | None
     recent_grades: list[int]
+    state: str = "live"
+    """Lifecycle state: live, challenged, invalidated or retired."""
 
 
 @dataclass
@@ -76,6 +79,8 @@ class ProposalDetail:
     """What the apply writes into Spikuit's change log, in one line."""
     apply_state: str | None = None
     """The latest decision's ``apply_state`` (``None`` while pending)."""
+    suspicion: str | None = None
+    """Flags set at intake or by an invalidation (JSON list), or ``None``."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -85,7 +90,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         row = conn.execute(
             text(
                 "SELECT id, kind, skill, status, summary, rationale, created_at, params_json, "
-                "runtime FROM brainview_proposal WHERE id = :id"
+                "runtime, suspicion FROM brainview_proposal WHERE id = :id"
             ),
             {"id": proposal_id},
         ).first()
@@ -99,6 +104,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
             {"id": proposal_id},
         ).fetchall()
         refl = neurons_by_ids(conn, agent.era, [r[0] for r in links])
+        states = lifecycle.statuses(conn, agent.era, [r[0] for r in links])
         views: list[ReflectionView] = []
         for rid, role, stance, note in links:
             n = refl.get(rid)
@@ -125,6 +131,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                     stability=card.stability if card else None,
                     retrievability=card.retrievability(now) if card else None,
                     recent_grades=grades,
+                    state=states[rid].state if rid in states else "retired",
                 )
             )
     params = json.loads(row[7])
@@ -138,6 +145,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         created_at=row[6],
         params=params,
         runtime=row[8],
+        suspicion=row[9],
         stale=None,
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],

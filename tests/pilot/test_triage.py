@@ -197,3 +197,78 @@ async def test_long_queue_pages_in_as_the_cursor_moves(make_demo) -> None:  # ty
         await settle(pilot)
         assert len(screen.rows) == 450
         assert len({r.id for r in screen.rows}) == 450
+
+
+def _user(root):  # type: ignore[no-untyped-def]
+    return sqlite3.connect(root / ".spikuit" / "circuit.db")
+
+
+async def test_accept_applies_to_user_brain_and_undo_reverts(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    conn = _user(root)
+    before = sorted(conn.execute("SELECT * FROM synapse").fetchall(), key=repr)
+    conn.close()
+    app = await _start(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "accept applies" in str(app.screen.query_one("#queue-title").render())
+        first = app.screen.current_id
+        await pilot.press("a")
+        await settle(pilot)
+        conn = _user(root)
+        tags = [t for (t,) in conn.execute("SELECT tag FROM changeset")]
+        conn.close()
+        assert f"brainview:{first}" in tags
+        await pilot.press("u")
+        await settle(pilot)
+    conn = _user(root)
+    after = sorted(conn.execute("SELECT * FROM synapse").fetchall(), key=repr)
+    tags = [t for (t,) in conn.execute("SELECT tag FROM changeset")]
+    conn.close()
+    assert after == before
+    assert f"brainview:undo:{first}" in tags
+
+
+async def test_record_only_mode_changes_nothing_in_user_brain(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    (root / ".spikuit" / "brainview.toml").write_text("[review]\nrecord_only = true\n")
+    conn = _user(root)
+    before = conn.execute("SELECT COUNT(*) FROM changeset").fetchone()[0]
+    conn.close()
+    app = await _start(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "record-only" in str(app.screen.query_one("#queue-title").render())
+        first = app.screen.current_id
+        await pilot.press("a")
+        await settle(pilot)
+    conn = _user(root)
+    assert conn.execute("SELECT COUNT(*) FROM changeset").fetchone()[0] == before
+    conn.close()
+    conn = _agent(root)
+    assert (
+        conn.execute("SELECT status FROM brainview_proposal WHERE id=?", (first,)).fetchone()[0]
+        == "accepted"
+    )
+    conn.close()
+
+
+async def test_dismiss_stale_without_grades(demo) -> None:  # type: ignore[no-untyped-def]
+    root, info = demo
+    app = await _start(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        idx = next(i for i, r in enumerate(app.screen.rows) if r.stale)
+        await pilot.press(*(["j"] * idx))
+        await settle(pilot)
+        pid = app.screen.current_id
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+    conn = _agent(root)
+    status = conn.execute("SELECT status FROM brainview_proposal WHERE id=?", (pid,)).fetchone()[0]
+    dec = conn.execute("SELECT id FROM brainview_decision WHERE proposal_id=?", (pid,)).fetchone()
+    spikes = conn.execute("SELECT COUNT(*) FROM spike WHERE session_id=?", (dec[0],)).fetchone()[0]
+    conn.close()
+    assert status == "dismissed" and spikes == 0 and pid in info.stale_proposal_ids

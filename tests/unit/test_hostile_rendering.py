@@ -283,12 +283,6 @@ def test_intake_refuses_control_characters_in_identifiers(make_demo: Any, field:
     assert f"proposal[0].{field}: must be" in str(err.value)
 
 
-@pytest.mark.xfail(
-    reason="leak: brainview/tui/widgets/proposal_view.py render_header builds the meta line "
-    "from d.id / d.skill / d.created_at without one_line(); a queue row written before intake "
-    "refused control characters (or by another tool) reaches the terminal raw",
-    strict=False,
-)
 def test_stored_hostile_id_and_skill_render_inert(make_demo: Any) -> None:
     root, info = make_demo(SMALL, "stored-ident")
     inject(root, info, ["s"] * 6)

@@ -60,6 +60,13 @@ class TriageScreen(Screen[None]):
     BINDINGS = [
         Binding("a", "accept", "Accept", id="triage.accept", tooltip="Accept; grades strong"),
         Binding("r", "reject", "Reject", id="triage.reject", tooltip="Reject with a reason"),
+        Binding(
+            "d",
+            "dismiss",
+            "Dismiss",
+            id="triage.dismiss",
+            tooltip="Set a stale proposal aside: no verdict, no grades",
+        ),
         Binding("s", "skip", "Skip", id="triage.skip", tooltip="Next proposal, no decision"),
         Binding("u,ctrl+z", "undo", "Undo", id="triage.undo", tooltip="Undo last decision"),
         Binding("space", "mark", "Mark", id="triage.mark", tooltip="Mark for a bulk decision"),
@@ -108,6 +115,8 @@ class TriageScreen(Screen[None]):
         self.signature: tuple[int, int, int] | None = None
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.busy = False
+        self.mode = ""
+        """Apply mode shown in the title: ``apply`` or ``record-only``."""
         self._keep: str | None = None
         self._details: dict[str, ProposalDetail] = {}
         """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
@@ -130,22 +139,41 @@ class TriageScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#queue", DataTable)
-        for label, key in (
-            ("", "mark"),
-            ("", "flag"),
-            ("kind", "kind"),
-            ("summary", "summary"),
-            ("age", "age"),
-            ("c", "consulted"),
-        ):
-            table.add_column(label, key=key)
+        self._columns_for(self.query_one("#queue-pane").size.width or 50)
         self.query_one("#filter", Input).display = False
         self.query_one("#queue", DataTable).focus()
         self.query_one("#user-side").border_title = "user brain"
         self.query_one("#agent-side").border_title = "agent brain"
         self.reload()
         self.set_interval(self.POLL_SECONDS, self.poll)
+        self.recover_intents()
+
+    @work(thread=True, exclusive=True, group="triage-recover")
+    def recover_intents(self) -> None:
+        """Finish (or roll back) user-brain changes a crash left half-done, and read the
+        apply mode (apply / record-only) for the title."""
+        from brainview.services import apply
+
+        try:
+            mode = apply.apply_mode(self.app.paths)  # type: ignore[attr-defined]
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                waiting = apply.open_intents(project)
+            outcomes = []
+            if waiting:
+                with self.app.open_project(  # type: ignore[attr-defined]
+                    write_agent=True, write_user=True
+                ) as project:
+                    outcomes = apply.recover(project, now=self.app.now())  # type: ignore[attr-defined]
+        except Exception as err:  # noqa: BLE001 - shown, never fatal
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        self.app.call_from_thread(self._set_mode, mode, len(outcomes))
+
+    def _set_mode(self, mode: str, recovered: int) -> None:
+        self.mode = mode
+        self._update_title()
+        if recovered:
+            self.notify(f"finished {recovered} interrupted change(s) from the last session")
 
     def _columns_for(self, pane_width: int) -> None:
         """Fixed column widths (deterministic layout); summary takes what is left."""
@@ -280,9 +308,11 @@ class TriageScreen(Screen[None]):
         shown = len(self.rows)
         more = f" ({shown} loaded)" if shown < self.total else ""
         marked = f" · {len(self.marked)} marked" if self.marked else ""
+        label = {"apply": "accept applies", "record-only": "record-only"}.get(self.mode, self.mode)
+        mode = f" · {label}" if label else ""
         needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
         self.query_one("#queue-title", Static).update(
-            Text(f"{self.total} pending{more} · sort {self.sort}{needle}{marked}")
+            Text(f"{self.total} pending{more} · sort {self.sort}{mode}{needle}{marked}")
         )
 
     @property
@@ -371,7 +401,7 @@ class TriageScreen(Screen[None]):
     # -- decisions -------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("accept", "reject", "skip", "mark", "range_mark"):
+        if action in ("accept", "reject", "dismiss", "skip", "mark", "range_mark"):
             if not self.rows:
                 return None
             if action == "accept" and not self.marked and self.detail and self.detail.stale:
@@ -437,6 +467,20 @@ class TriageScreen(Screen[None]):
         if target is not None:
             table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
         self._after_cursor()
+
+    def action_dismiss(self) -> None:
+        """Set the highlighted (or marked) proposals aside without a verdict."""
+        targets = self._targets()
+        if not targets:
+            return
+        seconds = time.monotonic() - self.shown_at
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._optimistic_remove(targets)
+                self.decide(targets, "dismiss", reason or None, seconds)
+
+        self.app.push_screen(ReasonPrompt(f"Dismiss {len(targets)} proposal(s)"), done)
 
     def action_skip(self) -> None:
         """Move on without deciding."""
@@ -529,12 +573,15 @@ class TriageScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="triage-decide")
     def decide(self, ids: list[str], verdict: str, reason: str | None, seconds: float) -> None:
         """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
-        from brainview.services import review
+        from brainview.services import apply, review
 
         self.busy = True
         results = []
         try:
-            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+            applier = apply.applier_for(self.app.paths) if verdict == "accept" else None  # type: ignore[attr-defined]
+            with self.app.open_project(  # type: ignore[attr-defined]
+                write_agent=True, write_user=applier is not None
+            ) as project:
                 # All marked proposals in one transaction: all decided, or none.
                 results = review.decide_many(
                     project,
@@ -544,6 +591,7 @@ class TriageScreen(Screen[None]):
                     decider=self.app.decider,  # type: ignore[attr-defined]
                     seconds_on_screen=seconds / max(1, len(ids)),
                     now=self.app.now(),  # type: ignore[attr-defined]
+                    applier=applier,
                 )
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200)))
@@ -559,7 +607,7 @@ class TriageScreen(Screen[None]):
         self.marked -= ids
         self.anchor = None
         grades = sum(len(r.grades) for r in message.results)
-        mark = "✓ accepted" if message.verdict == "accept" else "✗ rejected"
+        mark = {"accept": "✓ accepted", "reject": "✗ rejected"}.get(message.verdict, "⊘ dismissed")
         self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
         # The rows already left the queue (optimistically); re-read to stay exact.
         self.reload(self.current_id)
@@ -572,10 +620,15 @@ class TriageScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="triage-decide")
     def undo(self, decision_id: str) -> None:
         """Revert one decision exactly (thread)."""
+        from brainview.errors import ReadOnlyError
         from brainview.services import review
 
         try:
-            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
+            try:  # an applied decision reverts the user brain too
+                opened = self.app.open_project(write_agent=True, write_user=True)  # type: ignore[attr-defined]
+            except ReadOnlyError:
+                opened = self.app.open_project(write_agent=True)  # type: ignore[attr-defined]
+            with opened as project:
                 result = review.undo(
                     project,
                     decision_id,

@@ -28,7 +28,8 @@ def render_header(d: ProposalDetail) -> RenderableType:
     """Kind, summary, status/stale flag, rationale and the kind-specific preview."""
     head = Text.assemble((d.kind, "bold"), "  ", safe_text(d.summary, multiline=False, limit=200))
     lines: list[RenderableType] = [head]
-    meta = Text(f"{d.id} · {d.skill} · made {d.created_at[:16].replace('T', ' ')}", style="dim")
+    made = one_line(d.created_at[:16].replace("T", " "), 16)
+    meta = Text(f"{one_line(d.id, 60)} · {one_line(d.skill, 24)} · made {made}", style="dim")
     if d.runtime:
         meta.append(f" · {one_line(d.runtime, 40)}")
     lines.append(meta)
@@ -37,6 +38,11 @@ def render_header(d: ProposalDetail) -> RenderableType:
         lines.append(Text(mark, style="bold"))
     if d.stale:
         lines.append(Text("⚠ stale: " + one_line(d.stale, 200), style="bold"))
+    from brainview.tui.widgets.suspicion import render_suspicion  # lazy: imports services
+
+    flags = render_suspicion(d.suspicion) if d.suspicion else None
+    if flags is not None:
+        lines.append(flags)
     if d.rationale:
         lines.append(Text.assemble(("why  ", "bold"), safe_text(d.rationale, limit=800)))
     lines.append(Text(""))
@@ -67,7 +73,7 @@ def render_preview(d: ProposalDetail) -> RenderableType:
             if d.params.get("content") == "keep"
             else ("gains the merged text (appended)")
         )
-        return Group(Text(f"merge → {keep} survives and {mode}", style="bold"), table)
+        return Group(Text(f"merge → {one_line(keep, 40)} survives and {mode}", style="bold"), table)
     if d.kind == "edit_content":
         table = Table(expand=True, box=None, padding=(0, 1))
         table.add_column("now", ratio=1)
@@ -120,8 +126,11 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
         ("recent ", "dim"),
         grades,
     )
-    if not v.live:
-        head.append("  ⊘ invalidated")
+    if v.state != "live":
+        from brainview.tui.widgets.suspicion import state_mark
+
+        head.append("  ")
+        head.append(state_mark(v.state))
     if verdict_hint and v.stance:
         acc, rej = grade_for(v.stance, "accept"), grade_for(v.stance, "reject")
         head.append(
@@ -167,6 +176,16 @@ KIND_SHORT = {
 }
 
 
+def _flag(row) -> Text:  # type: ignore[no-untyped-def]
+    """⚠ stale / ☣ suspect, without importing the services for plain rows."""
+    suspicion = getattr(row, "suspicion", None)
+    if not suspicion:
+        return Text("⚠" if row.stale else " ")
+    from brainview.tui.widgets.suspicion import queue_flag
+
+    return queue_flag(bool(row.stale), suspicion)
+
+
 def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore[no-untyped-def]
     """One queue line: mark, flag, kind, summary, age, consulted."""
     from brainview.core.fsrs_math import parse_ts
@@ -181,7 +200,7 @@ def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore
     )
     return [
         Text("●" if marked else " "),
-        Text("⚠" if row.stale else " "),
+        _flag(row),
         Text(KIND_SHORT.get(row.kind, one_line(row.kind, 8))),
         Text(first_line(row.summary, 60)),
         Text(age, justify="right"),
