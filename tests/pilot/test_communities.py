@@ -123,7 +123,8 @@ async def test_enter_opens_reflection_view_and_escape_returns(demo) -> None:  # 
         view = app.screen
         assert isinstance(view, ReflectionScreen) and view.reflection_id == wanted
         assert view.detail is not None and view.detail.neuron.id == wanted
-        assert view.query_one("#reflection-audit").display is False
+        assert view.query_one("#reflection-audit").display is True  # audit trail mounted
+        assert view.query_one("#audit").reflection_id == wanted
         stability = view.query_one("#stability-plot", StabilityPlot)
         assert stability._drawn >= 2 and not stability.pending
         text = view.query_one("#reflection-text").render()

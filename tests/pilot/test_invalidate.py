@@ -27,20 +27,8 @@ from tests.tui_helpers import settle
 COMPARED = ("neuron", "synapse", "changeset", "event", "brainview_proposal", "brainview_tombstone")
 
 
-class ReflectionHost(LifecycleActions, ReflectionScreen):
-    """The reflection view as it is meant to be wired: audit trail + lifecycle keys."""
-
-    BINDINGS: ClassVar = [*ReflectionScreen.BINDINGS, *LIFECYCLE_BINDINGS]
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        audit = AuditView(id="audit")
-        self.mount_audit(audit)
-        audit.reflection_id = self.reflection_id
-
-    def lifecycle_done(self, result: Any) -> None:
-        super().lifecycle_done(result)
-        self.query_one("#audit", AuditView).reload()
+# The reflection view itself carries the audit trail and the lifecycle keys.
+ReflectionHost = ReflectionScreen
 
 
 class CommunityHost(LifecycleActions, Screen[None]):

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Static, Tabb
 
 from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
+from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
 from brainview.tui.widgets.community_view import (
     FADING_COLUMNS,
     MEMBER_COLUMNS,
@@ -113,7 +114,7 @@ class CommunitiesFailed(Message):
     text: str
 
 
-class CommunitiesScreen(Screen[None]):
+class CommunitiesScreen(LifecycleActions, Screen[None]):
     """Families of lessons: size, skills, R now, acceptance, policy; and what is fading.
 
     | Key | Action |
@@ -136,6 +137,7 @@ class CommunitiesScreen(Screen[None]):
         Binding("u", "undo", "Undo", id="fading.undo", tooltip="Undo last rescue / let-go"),
         Binding("escape", "cancel", "Cancel", id="communities.cancel", tooltip="Stop clustering"),
         Binding("ctrl+r,f5", "reload", "Reload", id="communities.reload", tooltip="Read again"),
+        *LIFECYCLE_BINDINGS,
     ]
 
     def __init__(self) -> None:
@@ -353,6 +355,17 @@ class CommunitiesScreen(Screen[None]):
             table.add_row(*cluster_cells(row, with_spikuit=spikuit), key=str(row.number))
         if self.rows:
             table.move_cursor(row=max(0, min(cursor, len(self.rows) - 1)), animate=False)
+
+    def lifecycle_targets(self) -> list[str]:
+        """Every member of the highlighted community (not only the rows on screen)."""
+        if self.data is None or self.number is None:
+            return []
+        picked = self.data.community == self.number
+        return [rid for rid, keep in zip(self.data.ids, picked, strict=True) if keep]
+
+    def lifecycle_done(self, _result: Any) -> None:
+        """Members changed state: read the communities again."""
+        self.action_reload()
 
     @on(DataTable.RowHighlighted, "#clusters")
     def _cluster_highlighted(self, _event: DataTable.RowHighlighted) -> None:

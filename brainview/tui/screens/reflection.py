@@ -23,6 +23,8 @@ from textual.widgets import Footer, Header, Static
 
 from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
+from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
+from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
 from brainview.tui.widgets.reflection_view import render_card, render_content, render_refs
 
@@ -44,7 +46,7 @@ class ReflectionFailed(Message):
     text: str
 
 
-class ReflectionScreen(Screen[None]):
+class ReflectionScreen(LifecycleActions, Screen[None]):
     """One reflection: what it says, how well it holds, and when it will fade.
 
     | Key | Action |
@@ -61,6 +63,7 @@ class ReflectionScreen(Screen[None]):
         ),
         Binding("m", "more", "More", id="reflection.more", tooltip="Whole text / fold it"),
         Binding("ctrl+r,f5", "reload", "Reload", id="reflection.reload", tooltip="Read again"),
+        *LIFECYCLE_BINDINGS,
     ]
 
     def __init__(self, reflection_id: str) -> None:
@@ -87,6 +90,9 @@ class ReflectionScreen(Screen[None]):
         self.query_one("#reflection-left").border_title = "reflection"
         self.query_one("#reflection-right").border_title = "FSRS card"
         self.query_one("#reflection-audit").display = False
+        audit = AuditView(id="audit")
+        self.mount_audit(audit)
+        audit.reflection_id = self.reflection_id
         self.query_one("#stability-plot", StabilityPlot).set_history(None)
         self.query_one("#forecast-plot", ForecastPlot).set_forecast(
             None, threshold=self.threshold, crossing=None
@@ -111,8 +117,9 @@ class ReflectionScreen(Screen[None]):
         return [self.reflection_id]
 
     def lifecycle_done(self, _result: Any) -> None:
-        """A lifecycle action changed this reflection: read it again."""
+        """A lifecycle action changed this reflection: read it and its audit trail again."""
         self.action_reload()
+        self.query_one("#audit", AuditView).reload()
 
     # -- loading and showing ----------------------------------------------------------
 

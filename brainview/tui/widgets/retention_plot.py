@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING
 from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
+# Importing throttled_plot patches plotext's set()-based de-duplication so plots are
+# identical from run to run (PYTHONHASHSEED), which snapshot tests rely on.
+from brainview.tui.widgets import throttled_plot  # noqa: F401
+
 if TYPE_CHECKING:
     from brainview.services.retention import RetentionSummary
 
