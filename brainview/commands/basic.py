@@ -72,13 +72,29 @@ def stats(args: argparse.Namespace) -> int:
     from brainview.services.project import Project
     from brainview.services.stats import project_stats
 
-    with Project.open(_paths(args)) as project:
+    paths = _paths(args)
+    with Project.open(paths) as project:
         data = project_stats(project)
+        data["agent_metrics"] = _metrics(project, paths)
     if args.json:
         emit_json(data, sort_keys=True)
         return 0
     print(_render_stats(data))
     return 0
+
+
+def _metrics(project, paths):  # type: ignore[no-untyped-def]
+    """Agent-brain metrics (acceptance, MAC, policy emergence, at risk) or ``None``."""
+    if project.agent is None:
+        return None
+    from brainview.commands.common import now as now_utc
+    from brainview.config import load
+    from brainview.services.metrics import agent_metrics
+
+    cfg = load(paths.config_path).reflections
+    return agent_metrics(
+        project, now_utc(), threshold=cfg.pruning_threshold, days=cfg.fading_days
+    ).to_json()
 
 
 def _render_stats(data: dict) -> str:

@@ -89,3 +89,26 @@ async def test_help_lists_effective_keys(demo) -> None:  # type: ignore[no-untyp
         await pilot.press("escape")
         await pilot.pause()
         assert app.current_mode == "triage"
+
+
+async def test_metrics_fill_in_after_decisions(demo) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import Sparkline
+
+    from brainview.services import review
+    from brainview.services.project import Project
+
+    root, info = demo
+    fresh = [p for p in info.proposal_ids if p not in info.stale_proposal_ids]
+    with Project.open(discover(root), write_agent=True) as project:
+        review.decide(
+            project, fresh[0], "accept", decider="t", now=DEMO_NOW, seconds_on_screen=12.0
+        )
+        review.decide(
+            project, fresh[1], "reject", decider="t", now=DEMO_NOW, seconds_on_screen=20.0
+        )
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        text = str(app.screen.query_one("#metrics-text").render())
+        assert "acceptance 50%" in text and "MAC 16.0 s/decision" in text
+        assert app.screen.query_one("#spark-acceptance", Sparkline).display

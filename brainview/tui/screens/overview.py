@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static
 
 from brainview.tui.messages import LoadFailed, RetentionLoaded, StatsLoaded
+from brainview.tui.widgets.metrics_panel import MetricsPanel
 from brainview.tui.widgets.retention_plot import RetentionPlot
 from brainview.tui.widgets.vitals import Vitals
 
@@ -34,6 +35,8 @@ class OverviewScreen(Screen[None]):
                     yield Static(title, classes="pane-title")
                     yield Static("", id=f"{role}-path", classes="pane-path")
                     yield Vitals(id=f"{role}-vitals")
+                    if role == "agent":
+                        yield MetricsPanel(id="agent-metrics")
                     yield RetentionPlot(id=f"{role}-retention", classes="retention")
                     yield LoadingIndicator(id=f"{role}-loading")
         yield Footer()
@@ -96,6 +99,28 @@ class OverviewScreen(Screen[None]):
             agent.data = data["agent"]
             agent.proposals = data["proposals"]
         self.load_retention()
+        self.load_metrics()
+
+    @work(thread=True, exclusive=True, group="overview-metrics")
+    def load_metrics(self) -> None:
+        """Acceptance, MAC, policy emergence and reflections at risk (thread)."""
+        from brainview.services.metrics import agent_metrics
+
+        cfg = self.app.config.reflections  # type: ignore[attr-defined]
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                data = None
+                if project.agent is not None:
+                    data = agent_metrics(
+                        project,
+                        self.app.now(),  # type: ignore[attr-defined]
+                        threshold=cfg.pruning_threshold,
+                        days=cfg.fading_days,
+                    ).to_json()
+        except Exception as err:  # noqa: BLE001
+            self.post_message(LoadFailed("metrics", _one(err)))
+            return
+        self.app.call_from_thread(self.query_one("#agent-metrics", MetricsPanel).show, data)
 
     @on(RetentionLoaded)
     def show_retention(self, message: RetentionLoaded) -> None:
