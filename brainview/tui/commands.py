@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 from textual.theme import BUILTIN_THEMES
+
+from brainview.core.safe_text import first_line, one_line
+
+NAMESPACES = {
+    "triage": "proposal",
+    "lifecycle": "reflection",
+    "fading": "fading",
+    "communities": "communities",
+    "reflection": "reflection",
+    "overview": "overview",
+}
+SKIP = {"go", "app", "help"}
+
+
+def _split(action: str) -> tuple[str, tuple[object, ...]]:
+    """``"decide('rescue')"`` → ``("decide", ("rescue",))``."""
+    if "(" not in action:
+        return action, ()
+    name, _, rest = action.partition("(")
+    args = rest.rstrip(")")
+    return name, tuple(a.strip().strip("'\"") for a in args.split(",") if a.strip())
 
 
 class BrainviewCommands(Provider):
@@ -28,19 +52,22 @@ class BrainviewCommands(Provider):
                     "Reflection communities",
                 )
             )
-        verbs = {
-            "accept": ("proposal: accept", "Accept the highlighted or marked proposals"),
-            "reject": ("proposal: reject", "Reject with a reason"),
-            "skip": ("proposal: skip", "Next proposal without deciding"),
-            "undo": ("proposal: undo", "Undo the last decision of this session"),
-            "mark": ("proposal: mark", "Mark for a bulk decision"),
-            "filter": ("queue: filter", "Filter the queue"),
-            "sort": ("queue: sort", "Cycle the sort order"),
-        }
-        for action, (label, help_text) in verbs.items():
+        # Every declared binding of the current screen that applies now, by its id.
+        for binding in getattr(screen, "BINDINGS", []):
+            if not isinstance(binding, Binding) or not binding.id:
+                continue
+            prefix = binding.id.split(".", 1)[0]
+            if prefix in SKIP:
+                continue
+            namespace = NAMESPACES.get(prefix, prefix)
+            if prefix == "lifecycle" and type(screen).__name__ == "CommunitiesScreen":
+                namespace = "community"
+            action, params = _split(binding.action)
             check = getattr(screen, "check_action", None)
-            if hasattr(screen, f"action_{action}") and (check is None or check(action, ())):
-                out.append((label, partial(screen.run_action, action), help_text))
+            if check is not None and not check(action, params):
+                continue
+            label = f"{namespace}: {binding.description.rstrip('…').lower()}"
+            out.append((label, partial(screen.run_action, binding.action), binding.tooltip))
         for name in sorted(BUILTIN_THEMES):
             out.append((f"theme: {name}", partial(setattr, app, "theme", name), "Switch theme"))
         return out
@@ -56,3 +83,35 @@ class BrainviewCommands(Provider):
             score = matcher.match(label)
             if score > 0:
                 yield Hit(score, matcher.highlight(label), callback, help=help_text)
+        if len(query.strip()) >= 3 and hasattr(self.app, "open_reflection"):
+            for rid, content in await asyncio.to_thread(_find_reflections, self.app, query):
+                label = f"jump: reflection {one_line(rid, 24)} — {first_line(content, 50)}"
+                yield Hit(
+                    0.5,
+                    Content(label),
+                    partial(self.app.open_reflection, rid),  # type: ignore[attr-defined]
+                    help="Open the reflection view",
+                )
+
+
+def _find_reflections(app: object, query: str) -> list[tuple[str, str]]:
+    """Up to five reflections whose id starts with, or whose text contains, the query."""
+    from sqlalchemy import text
+
+    needle = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    try:
+        with app.open_project() as project:  # type: ignore[attr-defined]
+            if project.agent is None:
+                return []
+            with project.agent.read() as conn:
+                rows = conn.execute(
+                    text(
+                        "SELECT id, content FROM neuron WHERE type = 'reflection' AND "
+                        "(id LIKE :prefix ESCAPE '\\' OR content LIKE :inner ESCAPE '\\') "
+                        "ORDER BY id LIMIT 5"
+                    ),
+                    {"prefix": f"{needle}%", "inner": f"%{needle}%"},
+                ).all()
+    except Exception:  # noqa: BLE001 - the palette simply offers nothing
+        return []
+    return [(str(r[0]), str(r[1])) for r in rows]

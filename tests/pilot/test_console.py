@@ -118,3 +118,20 @@ async def test_too_small_terminal_shows_notice(demo) -> None:  # type: ignore[no
         await pilot.resize_terminal(100, 30)
         await settle(pilot)
         assert not isinstance(app.screen, TooSmallScreen)
+
+
+async def test_palette_jumps_to_a_reflection_by_id(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.screens.reflection import ReflectionScreen
+
+    root, info = demo
+    rid = info.reflection_ids[3]
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*rid)
+        await pilot.pause(1.0)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReflectionScreen) and app.screen.reflection_id == rid

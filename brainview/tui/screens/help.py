@@ -11,20 +11,32 @@ from textual.widgets import DataTable, Markdown, Static
 GUIDE = """\
 ## brainview in one minute
 
-**Triage** (`2`): the queue on the left; the proposal, what it would change, the user
-neurons it names and the reflections the curator consulted on the right.
-`a` accepts, `r` rejects (with a reason), `s` skips, `u` undoes. Mark with `space`,
-range-mark with `v`, then `a`/`r` decide all marked at once. `/` filters, `o` sorts.
+**Triage** (`2`): the queue on the left; the proposal, what it would change (row by row,
+exactly what accepting writes), the user neurons it names and the reflections the
+curator consulted on the right. `a` accepts, `r` rejects (with a reason), `d` dismisses
+a stale one, `s` skips, `u` undoes. Mark with `space`, range-mark with `v`, then `a`/`r`
+decide all marked at once (one transaction). `/` filters, `o` sorts, `c`/`C` copy the
+id/JSON, `e` exports the view. The title says whether accepting applies the change to
+the user brain or only records it (`record_only` in the config).
 
 Each decision grades the **consulted** reflections: a reflection that supported an
 accepted proposal (or opposed a rejected one) is graded *strong*; one that supported
 a rejected proposal (or opposed an accepted one) *miss*. Retrieved-only reflections
 are not graded. A rejection also writes a new reflection with your reason.
 
-**Overview** (`1`): both brains' vital signs and retention (R now per decile).
+**Communities** (`3`): clusters of lessons with size, skills, mean R, ✓/✗ record and
+policy; `enter` on a member opens the **reflection view** (text with `[user:…]`
+references resolved, FSRS card, stability history, forgetting forecast, audit trail).
+`f` switches to the fading list (`k` rescue, `l` let go). On a reflection or a
+community: `x` invalidate (reason + blast radius), `c` challenge, `R` reinstate,
+`U` undo the last lifecycle batch.
 
-Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · ⊘ invalidated.
-`ctrl+p` opens the command palette; `ctrl+q` quits.
+**Overview** (`1`): both brains' vital signs, retention (R now per decile) and the
+agent metrics (acceptance, seconds per decision, policies, reflections at risk).
+
+Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · ☣ suspect ·
+⊘ invalidated. `ctrl+p` opens the command palette (type a reflection id or words to
+jump to it); `ctrl+q` quits.
 """
 
 
