@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.worker import WorkerError
 
-from brainview.demo.generator import DEMO_NOW, build_project
+from brainview.demo.generator import DEMO_NOW, DemoInfo, build_project
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
@@ -24,28 +24,44 @@ SHOTS = [
     ("triage-120x40", "triage", (120, 40), []),
     ("triage-80x24", "triage", (80, 24), []),
     ("help-120x40", "triage", (120, 40), ["f1"]),
+    ("communities-120x40", "communities", (120, 40), []),
+    ("fading-120x40", "communities", (120, 40), ["f"]),
+    ("reflection-120x40", "communities", (120, 40), ["@reflection"]),
+    ("triage-light-120x40", "triage", (120, 40), ["@light"]),
 ]
 
 
-async def shoot(root: Path, name: str, start: str, size: tuple[int, int], keys: list[str]) -> None:
+async def settle(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(6):
+        with contextlib.suppress(WorkerError):
+            await app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+
+
+async def shoot(
+    root: Path, info: DemoInfo, name: str, start: str, size: tuple[int, int], keys: list[str]
+) -> None:
     app = make_app(discover(root), clock=frozen(DEMO_NOW), start=start, decider="demo")
     async with app.run_test(size=size) as pilot:
-        for _ in range(4):
-            with contextlib.suppress(WorkerError):
-                await app.workers.wait_for_complete()
-            await pilot.pause(0.05)
+        await settle(app, pilot)
         for key in keys:
-            await pilot.press(key)
-            await pilot.pause(0.2)
+            if key == "@reflection":  # an adversarial one: its markup and escapes stay inert
+                app.open_reflection(info.adversarial_ids[0])
+            elif key == "@light":
+                app.theme = "textual-light"
+            else:
+                await pilot.press(key)
+            await settle(app, pilot)
         app.save_screenshot(str(OUT / f"{name}.svg"))
 
 
 def main() -> None:
-    root = Path(tempfile.mkdtemp()) / "demo"
-    build_project(root)
+    root = Path(tempfile.gettempdir()) / "brainview-screens" / "demo"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    info = build_project(root)
     try:
         for shot in SHOTS:
-            asyncio.run(shoot(root, *shot))
+            asyncio.run(shoot(root, info, *shot))
             print(f"wrote screenshots/{shot[0]}.svg")
     finally:
         shutil.rmtree(root.parent, ignore_errors=True)
