@@ -40,3 +40,39 @@ class TestTriage:
     def test_triage_light(self, snap_compare, fixed_demo) -> None:  # type: ignore[no-untyped-def]
         app = _app(fixed_demo, "triage", theme="textual-light")
         assert snap_compare(app, terminal_size=(120, 40), run_before=_settle)
+
+
+class TestConsole:
+    """Palette, help and a remapped key."""
+
+    def test_help(self, snap_compare, fixed_demo) -> None:  # type: ignore[no-untyped-def]
+        async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+            await settle(pilot)
+            await pilot.press("f1")
+            await settle(pilot)
+
+        app = _app(fixed_demo, "triage")
+        assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+    def test_palette(self, snap_compare, fixed_demo) -> None:  # type: ignore[no-untyped-def]
+        async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.2)
+            await pilot.press(*"proposal")
+            await pilot.pause(0.5)
+
+        app = _app(fixed_demo, "triage")
+        assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
+
+    def test_remapped_accept_key_in_footer(self, snap_compare, fixed_demo) -> None:  # type: ignore[no-untyped-def]
+        from brainview.config import Config
+
+        app = make_app(
+            discover(fixed_demo),
+            clock=frozen(DEMO_NOW),
+            start="triage",
+            decider="snap",
+            config=Config(keys={"triage.accept": "y", "triage.reject": "n"}),
+        )
+        assert snap_compare(app, terminal_size=(120, 40), run_before=_settle)
