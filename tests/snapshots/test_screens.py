@@ -61,6 +61,12 @@ class TestConsole:
             await pilot.pause(0.2)
             await pilot.press(*"proposal")
             await pilot.pause(0.5)
+            from textual.widgets import Input
+
+            for box in pilot.app.screen.query(Input):  # no blinking cursor in a snapshot
+                box.cursor_blink = False
+                box.refresh()
+            await pilot.pause(0.1)
 
         app = _app(fixed_demo, "triage")
         assert snap_compare(app, terminal_size=(120, 40), run_before=run_before)
