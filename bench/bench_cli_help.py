@@ -17,22 +17,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from common import CACHE, interleave, wall
+from common import installed_env, interleave, wall
 
 
 def _env(bytecode: bool) -> dict[str, str]:
-    env = dict(os.environ)
-    if bytecode:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env.pop("PYTHONPYCACHEPREFIX", None)
+    env = installed_env(bytecode)
     env["COLUMNS"] = "100"  # a terminal wide enough for the pre-rendered help
     return env
 

@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 
-from common import brain, interleave
+from common import brain, installed_env, interleave
+
+ENV = installed_env()
 
 
 def first_frame(cmd: list[str]):  # type: ignore[no-untyped-def]
@@ -20,7 +22,7 @@ def first_frame(cmd: list[str]):  # type: ignore[no-untyped-def]
 
     def run() -> float:
         start = time.time()
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=ENV).stdout
         return float(out.strip().splitlines()[-1]) - start
 
     return run
@@ -64,6 +66,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     args = ap.parse_args()
     root = brain(args.size)
+    for cmd in ([sys.executable, "-c", MINIMAL], [sys.executable, "-c", BRAINVIEW, str(root)]):
+        first_frame(cmd)()  # warm the bytecode and page caches (not timed)
     res = interleave(
         {
             "minimal textual": first_frame([sys.executable, "-c", MINIMAL]),

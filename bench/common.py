@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,25 @@ def brain(size: str) -> Path:
         build_project(root, SIZES[size])
         print(f"# built {size} in {time.perf_counter() - t:.1f}s", file=sys.stderr)
     return root
+
+
+def installed_env(bytecode: bool = True) -> dict[str, str]:
+    """The environment for a child process, as an installed package would run.
+
+    This environment sets ``PYTHONDONTWRITEBYTECODE=1`` (and brainview is an editable
+    install), so without help every child would recompile brainview's modules while
+    Textual, SQLAlchemy… load their ``.pyc``.  With ``bytecode`` the children use a
+    bytecode cache under ``bench/.cache/pycache`` (the source tree stays clean); the
+    first run of a bench warms it.
+    """
+    env = dict(os.environ)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
 
 
 def interleave(sides: dict[str, Callable[[], float]], runs: int) -> dict[str, dict[str, float]]:

@@ -1,13 +1,17 @@
-"""The proposal queue as the triage screen reads it: light rows, one page at a time."""
+"""The proposal queue as the triage screen reads it: light rows, one page at a time.
+
+A page costs a constant number of queries: one count, one page read, and the batched
+staleness checks of :func:`brainview.services.stale.stale_for` for that page.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import text
 
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_reasons
+from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.readmodel import table_exists
 
 SORTS = {
@@ -32,6 +36,10 @@ class QueueRow:
     status: str
     params_json: str
     stale: str | None = None
+    """Why the proposal no longer fits the brain (pending rows only), or ``None``."""
+    suspicion: str | None = None
+    """``brainview_proposal.suspicion``: a JSON list of flags (see
+    :func:`brainview.services.blast.decode_suspicion`), or ``None``."""
 
 
 def pending_total(project: Project) -> int:
@@ -80,24 +88,20 @@ def page(
             ).scalar_one()
         )
         rows = [
-            QueueRow(*r)
+            QueueRow(*r[:8], suspicion=r[8])
             for r in conn.execute(
                 text(
                     "SELECT id, kind, skill, summary, created_at, n_consulted, status, "
-                    f"params_json FROM brainview_proposal WHERE {clause} ORDER BY {order} "
-                    "LIMIT :limit OFFSET :offset"
+                    f"params_json, suspicion FROM brainview_proposal WHERE {clause} "
+                    f"ORDER BY {order} LIMIT :limit OFFSET :offset"
                 ),
                 params,
             )
         ]
-    if status == "pending" and rows:
-        with project.user.read() as uconn:
-            reasons = stale_reasons(
-                uconn,
-                project.user.era,
-                [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows],
-            )
-        rows = [QueueRow(**{**r.__dict__, "stale": reasons.get(r.id)}) for r in rows]
+        if status == "pending" and rows:
+            refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows]
+            reasons = stale_for(project, refs, agent_conn=conn)
+            rows = [replace(r, stale=reasons.get(r.id)) for r in rows]
     return rows, total
 
 

@@ -3,8 +3,9 @@
 A proposal goes stale when the neurons, synapse or domain it names no longer exist
 or changed after it was made, or — for items imported from a Spikuit consolidation
 plan — when the user brain's state hash no longer matches the plan's.  Checked per
-visible page, in batches.  :func:`stale_for` does every check; :func:`stale_reasons`
-only the ones that need nothing but the user brain.
+visible page (or for every pending proposal) in batches: the query count does not
+grow with the number of proposals.  :func:`stale_for` does every check;
+:func:`stale_reasons` only the ones that need nothing but the user brain.
 """
 
 from __future__ import annotations
@@ -13,13 +14,20 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.core.kinds import ParamError, check_params
+from brainview.core.kinds import ParamError, Refs, check_params
 from brainview.services.project import Project
 from brainview.store.era import Era
-from brainview.store.readmodel import neurons_by_ids
+from brainview.store.readmodel import (
+    NeuronRow,
+    SynapseKey,
+    live_domains,
+    live_synapse_keys,
+    neurons_by_ids,
+    table_exists,
+)
 
 
 @dataclass(frozen=True)
@@ -57,70 +65,69 @@ def stale_all(
     path: Path | None = None,
 ) -> dict[str, str]:
     """:func:`stale_reasons`, then the plan state-hash check for the rest."""
-    from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
-
     out = stale_reasons(user_conn, era, items)
     rest = [item.id for item in items if item.id not in out]
-    out.update(hash_reasons(agent_conn, user_conn, era, rest, path=path))
+    if rest and table_exists(agent_conn, "brainview_plan_item"):
+        from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
+
+        out.update(hash_reasons(agent_conn, user_conn, era, rest, path=path))
     return out
 
 
 def stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[str, str]:
     """Map proposal id → first reason it is stale (fresh proposals are absent);
-    user-brain checks only."""
-    parsed = {}
+    user-brain checks only.
+
+    The number of queries does not grow with ``items`` (up to the chunk sizes of the
+    batch reads): neurons are read by id in batches, synapses are probed by primary
+    key in batches, and each named domain is probed once for a live neuron.
+    """
+    parsed: dict[str, Refs | None] = {}
     for item in items:
         try:
             parsed[item.id] = check_params(item.kind, json.loads(item.params_json))[0]
         except (ParamError, ValueError):
             parsed[item.id] = None
-    ids = [n for refs in parsed.values() if refs for n in refs.neurons]
-    rows = neurons_by_ids(conn, era, ids)
+    refs = [r for r in parsed.values() if r is not None]
+    rows = neurons_by_ids(conn, era, [n for r in refs for n in r.neurons])
+    domains = live_domains(conn, era, [d for r in refs for d in r.domains])
+    synapses = live_synapse_keys(conn, era, [r.synapse for r in refs if r.synapse])
     out: dict[str, str] = {}
     for item in items:
-        refs = parsed[item.id]
-        if refs is None:
-            out[item.id] = "params no longer valid"
-            continue
-        made = fsrs_math.parse_ts(item.created_at)
-        reason = None
-        for nid in refs.neurons:
-            row = rows.get(nid)
-            if row is None:
-                reason = f"neuron {nid} no longer exists"
-            elif not row.live:
-                reason = f"neuron {nid} was retired"
-            elif row.updated_at and fsrs_math.parse_ts(row.updated_at) > made:
-                reason = f"neuron {nid} changed since the proposal"
-            if reason:
-                break
-        if reason is None and refs.synapse is not None:
-            reason = _synapse_reason(conn, era, item.kind, refs.synapse)
-        if reason is None:
-            for dom in refs.domains:
-                n = conn.execute(
-                    text(f"SELECT COUNT(*) FROM neuron WHERE domain=:d AND {era.live('neuron')}"),
-                    {"d": dom},
-                ).scalar_one()
-                if not n:
-                    reason = f"domain {dom} has no live neurons"
-                    break
+        ref = parsed[item.id]
+        reason = (
+            "params no longer valid" if ref is None else _reason(item, ref, rows, domains, synapses)
+        )
         if reason:
             out[item.id] = reason
     return out
 
 
-def _synapse_reason(conn: Connection, era: Era, kind: str, syn: tuple[str, str, str]) -> str | None:
-    pre, post, typ = syn
-    row = conn.execute(
-        text(
-            "SELECT 1 FROM synapse WHERE pre=:a AND post=:b AND type=:t AND "
-            f"{era.live_synapse('synapse')}"
-        ),
-        {"a": pre, "b": post, "t": typ},
-    ).first()
-    if kind == "add_synapse" and row is not None:
-        return f"synapse {pre} -{typ}→ {post} already exists"
-    if kind != "add_synapse" and row is None:
-        return f"synapse {pre} -{typ}→ {post} no longer exists"
+def _reason(
+    item: QueuedRef,
+    refs: Refs,
+    rows: dict[str, NeuronRow],
+    domains: set[str],
+    synapses: set[SynapseKey],
+) -> str | None:
+    """The first reason one proposal is stale, from the batch reads."""
+    made = fsrs_math.parse_ts(item.created_at)
+    for nid in refs.neurons:
+        row = rows.get(nid)
+        if row is None:
+            return f"neuron {nid} no longer exists"
+        if not row.live:
+            return f"neuron {nid} was retired"
+        if row.updated_at and fsrs_math.parse_ts(row.updated_at) > made:
+            return f"neuron {nid} changed since the proposal"
+    if refs.synapse is not None:
+        pre, post, typ = refs.synapse
+        exists = refs.synapse in synapses
+        if item.kind == "add_synapse" and exists:
+            return f"synapse {pre} -{typ}→ {post} already exists"
+        if item.kind != "add_synapse" and not exists:
+            return f"synapse {pre} -{typ}→ {post} no longer exists"
+    for dom in refs.domains:
+        if dom not in domains:
+            return f"domain {dom} has no live neurons"
     return None

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_reasons
+from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.brain import Brain
 from brainview.store.readmodel import counts, table_exists
 
@@ -69,7 +69,8 @@ def proposal_counts(conn: Connection) -> dict[str, int]:
 
 
 def pending_stale(project: Project, agent_conn: Connection) -> int:
-    """How many pending proposals are stale against the user brain now."""
+    """How many pending proposals are stale now, by every check the accept gate makes
+    (user brain and consolidation-plan state hash), all of them in one batch."""
     if not table_exists(agent_conn, "brainview_proposal"):
         return 0
     items = [
@@ -81,8 +82,7 @@ def pending_stale(project: Project, agent_conn: Connection) -> int:
             )
         )
     ]
-    with project.user.read() as uconn:
-        return len(stale_reasons(uconn, project.user.era, items))
+    return len(stale_for(project, items, agent_conn=agent_conn))
 
 
 def project_stats(project: Project) -> dict[str, Any]:

@@ -17,8 +17,11 @@ from sqlalchemy import Connection, text
 from brainview.core import fsrs_math
 from brainview.store.era import CardSource, Era
 from brainview.store.readmodel import spikes_of
+from brainview.store.rows import driver
 
 SAMPLE_LIMIT = 50_000
+EPOCH_JD = 2440587.5
+"""The Julian day of 1970-01-01T00:00Z."""
 
 
 @dataclass(frozen=True)
@@ -119,34 +122,61 @@ def _arrays(rows: list[tuple[object, object]]) -> tuple[np.ndarray, np.ndarray]:
     return stab, last
 
 
+def live_population(conn: Connection, era: Era) -> int:
+    """Live neurons: all rows minus the (few) retired ones, both counted on indexes."""
+    retired = "(SELECT COUNT(*) FROM neuron WHERE retired_at IS NOT NULL)"
+    sql = f"SELECT (SELECT COUNT(*) FROM neuron) - {retired if era.has_retire else 0}"
+    return int(conn.execute(text(sql)).scalar_one())
+
+
+_STRIDE_SQL = (
+    "WITH RECURSIVE k(r) AS (SELECT ? UNION ALL SELECT r + ? FROM k WHERE r + ? <= ?) "
+    "SELECT CASE WHEN json_type(c, '$.stability') IN ('integer', 'real') "
+    "THEN json_extract(c, '$.stability') END, "
+    # epoch seconds in SQL: julianday reads ISO 8601 with 'T', 'Z' or ±HH:MM; anything
+    # unreadable (or malformed JSON) gives NULL, i.e. a card never reviewed
+    "(julianday(CASE WHEN json_type(c, '$.last_review') = 'text' "
+    f"THEN json_extract(c, '$.last_review') END) - {EPOCH_JD}) * 86400.0 "
+    "FROM (SELECT CASE WHEN json_valid(f.card_json) THEN f.card_json END AS c "
+    "FROM k CROSS JOIN fsrs_state f ON f.rowid = k.r{where})"
+)
+_NOT_RETIRED = (
+    " WHERE f.neuron_id NOT IN (SELECT id FROM neuron WHERE unlikely(retired_at IS NOT NULL))"
+)
+
+
 def sample_cards(
     conn: Connection, era: Era, *, live_ids_sql: str | None = None, limit: int = SAMPLE_LIMIT
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """(stability, last_review epoch s, population) for up to ``limit`` live cards.
 
-    Large brains are sampled by a stride over rowid so the histogram stays cheap;
+    Large brains are sampled by a stride over ``fsrs_state`` rowids (each sampled row
+    is one primary-key probe, so the cost follows the sample, not the brain); live
+    neurons without a card are added as never-reviewed rows (NaN) in proportion.
     ``population`` is the number of live neurons the sample stands for.
     """
-    live = era.live("n")
-    population = int(conn.execute(text(f"SELECT COUNT(*) FROM neuron n WHERE {live}")).scalar_one())
+    population = live_population(conn, era)
     if era.card_source == "fsrs_state":
-        total = int(conn.execute(text("SELECT COUNT(*) FROM fsrs_state")).scalar_one())
-        stride = max(1, total // limit)
-        sql = (
-            "SELECT json_extract(f.card_json, '$.stability'), "
-            "json_extract(f.card_json, '$.last_review') FROM fsrs_state f "
-            f"JOIN neuron n ON n.id = f.neuron_id WHERE {live} AND (f.rowid % :k) = 0 "
-            "LIMIT :lim"
-        )
-        rows = [tuple(r) for r in conn.execute(text(sql), {"k": stride, "lim": limit})]
+        raw = driver(conn)
+        total, top = raw.execute(
+            "SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM fsrs_state"
+        ).fetchone()
+        # One stride for cards and card-less neurons alike keeps their proportion.
+        step = max(1, -(-max(population, total, top) // max(1, limit)))
+        sql = _STRIDE_SQL.format(where=_NOT_RETIRED if era.has_retire else "")
+        rows = raw.execute(sql, (step, step, step, top)).fetchall()
+        pairs = np.array(rows, dtype=float).reshape(-1, 2)  # NULL → NaN
         unreviewed = max(0, population - total)
-        if unreviewed and rows:
-            # Live neurons with no card at all count as R = 0, in proportion.
-            extra = min(limit, round(unreviewed * len(rows) / max(total, 1)))
-            rows.extend([(None, None)] * extra)
-        stab, last = _arrays(rows)
+        if unreviewed and total and len(rows):
+            share = min(round(unreviewed * len(rows) / total), limit - len(rows))
+            pairs = np.vstack([pairs, np.full((max(0, share), 2), np.nan)])
+        pairs = pairs[:limit]
+        stab, last = pairs[:, 0].copy(), pairs[:, 1].copy()
+        unknown = np.isnan(stab) | np.isnan(last)  # as _arrays: both or neither
+        stab[unknown], last[unknown] = np.nan, np.nan
         return stab, last, population
     # Tutor overlay or replay: replay a bounded sample of neurons.
+    live = era.live("n")
     ids = [
         r[0]
         for r in conn.execute(

@@ -63,13 +63,27 @@ class Era:
         """Whether Spikuit's own ``community_id`` column exists."""
         return "community_id" in self.neuron_cols
 
-    def live(self, alias: str = "neuron") -> str:
-        """SQL predicate for a live neuron row."""
-        return f"{alias}.retired_at IS NULL" if self.has_retire else "1=1"
+    def live(self, alias: str = "neuron", *, use_index: bool = True) -> str:
+        """SQL predicate for a live neuron row.
+
+        ``use_index=False`` adds SQLite's unary ``+`` so the planner cannot drive the
+        query from ``idx_neuron_retired_at`` (almost every row is live, so walking that
+        index to find them is a full scan plus a sort); use it for keyset pages.
+        """
+        if not self.has_retire:
+            return "1=1"
+        return f"{'' if use_index else '+'}{alias}.retired_at IS NULL"
 
     def live_synapse(self, alias: str = "synapse") -> str:
-        """SQL predicate for a live synapse row."""
-        return f"{alias}.retired_at IS NULL" if "retired_at" in self.synapse_cols else "1=1"
+        """SQL predicate for a live synapse row.
+
+        Never index-driven (unary ``+``): without ``ANALYZE`` statistics SQLite prefers
+        ``idx_synapse_retired_at`` for ``retired_at IS NULL`` over the ``pre``/``post``
+        and primary-key indexes, i.e. it scans every live synapse for a keyed lookup.
+        """
+        if "retired_at" not in self.synapse_cols:
+            return "1=1"
+        return f"+{alias}.retired_at IS NULL"
 
     @property
     def label(self) -> str:

@@ -6,6 +6,8 @@ keyset pages.  Every query is parameterised.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
@@ -90,6 +92,24 @@ def neurons_by_ids(conn: Connection, era: Era, ids: list[str]) -> dict[str, Neur
     return found
 
 
+def _threshold(conn: Connection, limit: int) -> int:
+    """Matching rows above which a filter is "common": ``√(limit × rows)``.
+
+    Read through its index, a filter costs about the rows it matches (then a sort);
+    applied while walking the primary key, about ``limit × rows / matching``.  The two
+    meet at ``√(limit × rows)``, so neither path costs more than twice that.  ``rows``
+    is ``MAX(rowid)`` — one b-tree descent, and close enough.
+    """
+    top = conn.execute(text("SELECT COALESCE(MAX(rowid), 0) FROM neuron")).scalar_one()
+    return max(limit, math.isqrt(max(1, limit) * int(top)))
+
+
+def _matching(conn: Connection, column: str, value: object, cap: int) -> int:
+    """Rows with ``column = value``, counted up to ``cap`` on the column's index."""
+    sql = f"SELECT COUNT(*) FROM (SELECT 1 FROM neuron WHERE {column} = :v LIMIT :cap)"
+    return int(conn.execute(text(sql), {"v": value, "cap": cap}).scalar_one())
+
+
 def page_neurons(
     conn: Connection,
     era: Era,
@@ -100,20 +120,74 @@ def page_neurons(
     type_: str | None = None,
     live_only: bool = True,
 ) -> list[NeuronRow]:
-    """A keyset page ordered by id (``after`` is the last id of the previous page)."""
-    where = [era.live("neuron")] if live_only else ["1=1"]
+    """A keyset page ordered by id (``after`` is the last id of the previous page).
+
+    Unfiltered, it reads ``limit`` rows whatever the brain's size (the live test never
+    drives the plan); a filter's index is used only when the filter is selective (see
+    :func:`_threshold`), so a filtered page reads O(√(limit × rows)) rows at worst.
+    """
+    where = [era.live("neuron", use_index=False)] if live_only else []
     params: dict[str, object] = {"limit": limit}
     if after is not None:
         where.append("id > :after")
         params["after"] = after
-    if domain is not None:
-        where.append("domain = :domain")
-        params["domain"] = domain
-    if type_ is not None:
-        where.append("type = :type")
-        params["type"] = type_
-    sql = _neuron_select(era) + " WHERE " + " AND ".join(where) + " ORDER BY id LIMIT :limit"
+    filters = {c: v for c, v in (("domain", domain), ("type", type_)) if v is not None}
+    cap = _threshold(conn, limit) if filters else 0
+    sizes = {c: _matching(conn, c, v, cap) for c, v in filters.items()}
+    driver = min(sizes, key=sizes.__getitem__, default=None)
+    if driver is not None and sizes[driver] >= cap:
+        driver = None
+    for column, value in filters.items():
+        where.append(f"{'' if column == driver else '+'}{column} = :{column}")
+        params[column] = value
+    cond = " WHERE " + " AND ".join(where) if where else ""
+    sql = _neuron_select(era) + cond + " ORDER BY id LIMIT :limit"
     return [_neuron(r) for r in conn.execute(text(sql), params)]
+
+
+def live_domains(conn: Connection, era: Era, domains: Iterable[str]) -> set[str]:
+    """Which of ``domains`` hold at least one live neuron, in one query.
+
+    Each domain is one probe of the ``domain`` index that stops at its first live row,
+    so the cost is O(domains asked) — a count would read every row of the domain.
+    """
+    wanted = sorted(set(domains))
+    found: set[str] = set()
+    live = era.live("neuron", use_index=False)
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = ",".join(f"(:d{i})" for i in range(len(chunk)))
+        sql = (
+            f"SELECT column1 FROM (VALUES {rows}) WHERE EXISTS "
+            f"(SELECT 1 FROM neuron WHERE domain = column1 AND {live})"
+        )
+        params = {f"d{i}": v for i, v in enumerate(chunk)}
+        found.update(str(d) for (d,) in conn.execute(text(sql), params))
+    return found
+
+
+SynapseKey = tuple[str, str, str]
+
+
+def live_synapse_keys(conn: Connection, era: Era, keys: Iterable[SynapseKey]) -> set[SynapseKey]:
+    """Which ``(pre, post, type)`` keys name a live synapse row: one primary-key probe
+    per key, 300 keys per query (a ``VALUES`` list joined to the table)."""
+    wanted = sorted(set(keys))
+    found: set[SynapseKey] = set()
+    live = era.live_synapse("s")
+    for start in range(0, len(wanted), 300):
+        chunk = wanted[start : start + 300]
+        rows = ",".join(f"(:a{i}, :b{i}, :t{i})" for i in range(len(chunk)))
+        params: dict[str, object] = {}
+        for i, (pre, post, typ) in enumerate(chunk):
+            params |= {f"a{i}": pre, f"b{i}": post, f"t{i}": typ}
+        sql = (
+            f"SELECT s.pre, s.post, s.type FROM (VALUES {rows}) AS k CROSS JOIN synapse s "
+            "ON s.pre = k.column1 AND s.post = k.column2 AND s.type = k.column3 "
+            f"WHERE {live}"
+        )
+        found.update((str(a), str(b), str(t)) for a, b, t in conn.execute(text(sql), params))
+    return found
 
 
 def synapses_of(
@@ -162,8 +236,10 @@ class Counts:
     spikes: int
 
 
-def _grouped(conn: Connection, column: str, where: str = "") -> dict[str, int]:
-    sql = f"SELECT {column}, COUNT(*) FROM neuron {where} GROUP BY {column}"
+def _grouped(
+    conn: Connection, column: str, where: str = "", *, plus: bool = False
+) -> dict[str, int]:
+    sql = f"SELECT {column}, COUNT(*) FROM neuron {where} GROUP BY {'+' if plus else ''}{column}"
     return {(k if k is not None else ""): int(n) for k, n in conn.execute(text(sql))}
 
 
@@ -186,9 +262,11 @@ def counts(conn: Connection, era: Era) -> Counts:
             ).scalar_one()
         )
         if retired:
-            dead = "WHERE retired_at IS NOT NULL"
+            # unlikely() + the unary plus make SQLite walk idx_neuron_retired_at (the
+            # few retired rows) instead of the whole domain/type index.
+            dead = "WHERE unlikely(retired_at IS NOT NULL)"
             for bucket, column in ((domains, "domain"), (types, "type")):
-                for key, n in _grouped(conn, column, dead).items():
+                for key, n in _grouped(conn, column, dead, plus=True).items():
                     bucket[key] -= n
                     if bucket[key] <= 0:
                         del bucket[key]
