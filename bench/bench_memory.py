@@ -10,7 +10,9 @@ The app runs headless (``run_test``) in a child process that prints its peak RSS
 
 A phase that does not finish within ``--deadline`` seconds is reported as such, with
 the child's peak RSS read from ``/proc`` at that moment (then the child is killed),
-so the bench stays bounded even when one step is not.  One JSON line.
+so the bench stays bounded even when one step is not.  ``--no-preview`` (a diagnosis,
+not the app as shipped) skips the detail's apply preview to attribute the memory.
+One JSON line.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ async def settle(app, pilot):
         with contextlib.suppress(WorkerError):
             await app.workers.wait_for_complete()
         await pilot.pause(0.05)
+
+if len(sys.argv) > 2 and sys.argv[2] == "no-preview":  # diagnosis only, see --help
+    from brainview.services import detail
+    detail._attach_plan = lambda *a, **k: None
 
 async def main():
     t0 = time.perf_counter()
@@ -72,10 +78,10 @@ def _hwm_mb(pid: int) -> int | None:
     return None
 
 
-def run_child(root: str, deadline: float) -> dict[str, object]:
+def run_child(root: str, deadline: float, *extra: str) -> dict[str, object]:
     """Run the child; phases reached (peak MB, seconds) and, on timeout, where it stuck."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, root],
+        [sys.executable, "-c", CHILD, root, *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -109,9 +115,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", default="large")
     ap.add_argument("--deadline", type=float, default=120.0, help="seconds for all phases")
+    ap.add_argument(
+        "--no-preview",
+        action="store_true",
+        help="diagnosis only: skip the triage detail's apply preview (services.detail."
+        "_attach_plan) to attribute memory to it; not the app as shipped",
+    )
     args = ap.parse_args()
     root = brain(args.size)
-    res = run_child(str(root), args.deadline)
+    extra = ("no-preview",) if args.no_preview else ()
+    res = run_child(str(root), args.deadline, *extra)
     base = subprocess.run(
         [
             sys.executable,
@@ -134,6 +147,7 @@ def main() -> None:
             {
                 "bench": "memory",
                 "size": args.size,
+                "no_preview_diagnosis": args.no_preview,
                 "peak_rss_mb": max(peaks, default=None),
                 "bare_textual_import_mb": int(base.strip()),
                 "target_mb": 200,

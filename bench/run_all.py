@@ -6,7 +6,7 @@ Each bench runs as its own process (so one cannot warm another's caches in a way
 the user would not see) and prints JSON; the results are appended, one object per
 line, to ``--out`` with the command that produced them, and a summary is printed.
 With the large brains already built (``bench/.cache``) the whole run takes about
-6 minutes on the 2-core reference machine; it is not part of the unit-test suite.
+5 minutes on the 2-core reference machine; it is not part of the unit-test suite.
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ BENCHES: dict[str, list[list[str]]] = {
     "decide": [[PY, "bench/bench_decide.py"]],
     "cli_help": [[PY, "bench/bench_cli_help.py"]],
     "stats": [[PY, "bench/bench_stats.py", "--sizes", "demo,20k,large", "--runs", "5"]],
+    "growth": [[PY, "bench/bench_growth.py", "--sizes", "demo,20k,large"]],
     "scroll": [[PY, "bench/bench_scroll.py", "--sizes", "demo,20k,large"]],
     "memory": [
         [PY, "bench/bench_memory.py", "--size", "20k"],
         [PY, "bench/bench_memory.py", "--size", "large", "--deadline", "120"],
+        [PY, "bench/bench_memory.py", "--size", "large", "--no-preview"],
     ],
     "triage_keys": [[PY, "bench/bench_triage_keys.py"]],
     "clustering": [[PY, "bench/bench_clustering.py"]],

@@ -161,6 +161,38 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     return detail
 
 
+PREVIEW_NEURON_LIMIT = 2_000
+"""Domain-wide proposals touching more live neurons than this get a summarised preview
+(counts, not every row): building the full plan of a 200k-neuron rename costs about a
+gigabyte and tens of seconds; the exact plan is built when it is applied."""
+
+
+def _summarised(uconn, project: Project, d: ProposalDetail) -> bool:  # type: ignore[no-untyped-def]
+    """Summarise a large domain rename/merge instead of planning every row."""
+    if d.kind not in ("rename_domain", "merge_domains"):
+        return False
+    olds = [d.params["old"]] if d.kind == "rename_domain" else list(d.params["sources"])
+    new = d.params["new"] if d.kind == "rename_domain" else d.params["target"]
+    live = project.user.era.live("neuron")
+    sizes = {
+        dom: int(
+            uconn.execute(
+                text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND {live}"), {"d": dom}
+            ).scalar_one()
+        )
+        for dom in olds
+    }
+    total = sum(sizes.values())
+    if total <= PREVIEW_NEURON_LIMIT:
+        return False
+    d.preview = [(f"domain {dom}", f"{n} neurons", f"→ {new}") for dom, n in sizes.items()]
+    d.change_log = (
+        f"{total} neurons change domain (preview summarised; every row is planned and "
+        "logged when it is applied)"
+    )
+    return True
+
+
 def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetime) -> None:  # type: ignore[no-untyped-def]
     """Fill ``plan``, ``preview``, ``change_log`` and ``apply_state``."""
     last = latest_decision(aconn, d.id) if d.status != "pending" else None
@@ -172,6 +204,8 @@ def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetim
             return
         d.plan = recorded.plan
     else:
+        if _summarised(uconn, project, d):
+            return
         view = UserView(driver(uconn), project.user.era)
         try:
             d.plan = build_plan(view, d.kind, d.params, context(d.id, "preview", now))
