@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fsrs import Scheduler
 
+from brainview.core.kinds import KINDS as ALL_KINDS
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import ConflictError, ReadOnlyError
 from brainview.services import apply, review
@@ -21,18 +22,7 @@ NOW = DEMO_NOW + timedelta(minutes=10)
 LATER = NOW + timedelta(minutes=1)
 NOFUZZ = Scheduler(enable_fuzzing=False)
 AUDIT = {"brainview_decision", "brainview_effect", "brainview_grade", "brainview_apply_intent"}
-KINDS = [
-    "merge_neurons",
-    "retire_neuron",
-    "add_synapse",
-    "remove_synapse",
-    "set_synapse_weight",
-    "set_domain",
-    "rename_domain",
-    "merge_domains",
-    "edit_content",
-    "note",
-]
+KINDS = list(ALL_KINDS)
 
 
 @pytest.fixture
