@@ -41,6 +41,28 @@ class ReflectionsConfig:
 
 
 @dataclass(frozen=True)
+class ConsolidateConfig:
+    """How ``reflect consolidate`` plans (Spikuit's SHY defaults: factor 0.8, floor 0.05)."""
+
+    stale_days: int = 30
+    """A reflection that has not fired for this many days is stale."""
+    hot_days: int = 7
+    """Window of the *hot* tier (fired ``hot_fires`` times within it)."""
+    hot_fires: int = 3
+    """Fires within ``hot_days`` that make a reflection hot."""
+    weak_below: float = 0.5
+    """SHY decays only synapses between stale reflections weaker than this."""
+    decay_factor: float = 0.8
+    """SHY multiplies a weak synapse's weight by this."""
+    weight_floor: float = 0.05
+    """A decayed weight below this retires the synapse."""
+    min_community: int = 3
+    """REM drafts policies only for communities with at least this many reflections."""
+    policy_overlap: float = 0.5
+    """A policy is current when its members overlap the community this much (Jaccard)."""
+
+
+@dataclass(frozen=True)
 class UiConfig:
     """Look and feel."""
 
@@ -54,6 +76,7 @@ class Config:
 
     review: ReviewConfig = field(default_factory=ReviewConfig)
     reflections: ReflectionsConfig = field(default_factory=ReflectionsConfig)
+    consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     ui: UiConfig = field(default_factory=UiConfig)
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
@@ -83,6 +106,8 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
             raise ConfigError(f"{where}: {name} must be 1, 2, 3 or 4")
         if name == "reflections.fading_days" and not 1 <= value <= 3650:
             raise ConfigError(f"{where}: {name} must be between 1 and 3650")
+        if name.startswith("consolidate.") and not 1 <= value <= 3650:
+            raise ConfigError(f"{where}: {name} must be between 1 and 3650")
     elif t.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: {name} must be a number")
@@ -101,7 +126,12 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{where}: not valid TOML ({err})") from None
     cfg = base or Config()
-    sections = {"review": ReviewConfig, "reflections": ReflectionsConfig, "ui": UiConfig}
+    sections = {
+        "review": ReviewConfig,
+        "reflections": ReflectionsConfig,
+        "consolidate": ConsolidateConfig,
+        "ui": UiConfig,
+    }
     for key, raw in data.items():
         if key == "keys":
             if not isinstance(raw, dict) or not all(

@@ -90,6 +90,8 @@ def build_agent_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
     for k, rid in enumerate(everyone):
         history = _spike_history(rng, rng.choice(PROFILES), spec.now, spec.history_days)
         _write_spikes(conn, rid, history, card_id=100_000 + k, session=f"use-{k % 25}")
+    if spec.adversarial and n >= 20:
+        _orphan_policy(conn, spec, info)
     _finish(conn)
 
 
@@ -165,6 +167,56 @@ def _policies(conn: sqlite3.Connection, spec: DemoSpec, info: DemoInfo) -> None:
                 for row in _edges_rows(pid, m, "summarizes", 0.6, spec.now, rng)
             ],
         )
+
+
+def _orphan_policy(conn: sqlite3.Connection, spec: DemoSpec, info: DemoInfo) -> None:
+    """An outdated policy: three of the four lessons it summarises were retired since
+    (superseded), so a consolidation proposes retiring it.  Its own random stream, so
+    the rest of the demo does not move."""
+    rng = random.Random(spec.seed + 7)
+    made, gone = spec.now - timedelta(days=80), spec.now - timedelta(days=40)
+    base = spec.reflections + 20
+    for k in range(3):
+        rid = make_id("r", spec.seed, base + k)
+        text = (
+            "Superseded: merge neurons whenever their titles match word for word "
+            f"(lesson {k + 1} of an old habit, retired after it merged homonyms)."
+        )
+        conn.execute(
+            "INSERT INTO neuron (id, content, type, domain, source, created_at, updated_at, "
+            "retired_at) VALUES (?,?,?,?,?,?,?,?)",
+            (rid, text, "reflection", "curator", None, _ts(made), _ts(gone), _ts(gone)),
+        )
+        info.superseded_ids.append(rid)
+    pid = make_id("p", spec.seed, 2)
+    conn.execute(
+        "INSERT INTO neuron (id, content, type, domain, source, created_at, updated_at) "
+        "VALUES (?,?,?,?,?,?,?)",
+        (
+            pid,
+            "Policy: titles that match word for word are the same concept; merge them.",
+            "policy",
+            "curator",
+            None,
+            _ts(made),
+            _ts(made),
+        ),
+    )
+    info.orphan_policy_id = pid
+    live = sorted(info.themes.get("keyword overlap", info.reflection_ids))[:1]
+    conn.executemany(
+        SYN_SQL,
+        [
+            row
+            for m in [*info.superseded_ids, *live]
+            for row in _edges_rows(pid, m, "summarizes", 0.6, spec.now, rng)
+        ],
+    )
+    # Retiring a neuron retires its synapses with it (Spikuit's cascade).
+    conn.executemany(
+        "UPDATE synapse SET retired_at = ? WHERE pre = ? AND post = ?",
+        [(_ts(gone), pid, rid) for rid in info.superseded_ids],
+    )
 
 
 def _user_rows(root: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str, str, float]]]:

@@ -45,6 +45,10 @@ class DemoInfo:
     reflection_ids: list[str] = field(default_factory=list)
     policy_ids: list[str] = field(default_factory=list)
     adversarial_ids: list[str] = field(default_factory=list)
+    superseded_ids: list[str] = field(default_factory=list)
+    """Retired reflections an outdated policy still summarises."""
+    orphan_policy_id: str | None = None
+    """A policy whose lessons are mostly retired (a consolidation proposes retiring it)."""
     themes: dict[str, list[str]] = field(default_factory=dict)
     retired_user_ids: list[str] = field(default_factory=list)
     proposal_ids: list[str] = field(default_factory=list)

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from brainview.core.kinds import check_params
+from brainview.core.kinds import check_params, is_agent_kind
 from brainview.errors import ConflictError, NotFoundError
 from brainview.services import lifecycle
 from brainview.services.apply import intent as intents
@@ -28,6 +28,7 @@ from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, context
 from brainview.services.apply.view import UserView
+from brainview.services.consolidate.review_view import AgentItemView, item_view
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_all
 from brainview.store.cards import card_of
@@ -81,6 +82,8 @@ class ProposalDetail:
     """The latest decision's ``apply_state`` (``None`` while pending)."""
     suspicion: str | None = None
     """Flags set at intake or by an invalidation (JSON list), or ``None``."""
+    agent_item: AgentItemView | None = None
+    """For agent-brain kinds (consolidation): preview, plan, policy review aids."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -151,12 +154,29 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         retrieved=[v for v in views if v.role == "retrieved"],
     )
     refs, _ = check_params(detail.kind, params)
+    if is_agent_kind(detail.kind):
+        with agent.read() as aconn, project.user.read() as uconn:
+            if detail.status == "pending":
+                ref = QueuedRef(row[0], row[1], row[7], row[6])
+                era, path = project.user.era, project.user.path
+                found = stale_all(uconn, era, aconn, [ref], path=path, agent_era=agent.era)
+                detail.stale = found.get(detail.id)
+            last = latest_decision(aconn, detail.id) if detail.status != "pending" else None
+            detail.apply_state = str(last["apply_state"]) if last else None
+            detail.agent_item = item_view(
+                aconn, agent.era, detail.id, detail.kind, params,
+                pending=detail.status == "pending", now=now,
+            )  # fmt: skip
+        detail.preview = detail.agent_item.preview
+        detail.change_log = detail.agent_item.change_log
+        return detail
     with agent.read() as aconn, project.user.read() as uconn:
         detail.neurons = neurons_by_ids(uconn, project.user.era, list(refs.neurons))
         if detail.status == "pending":
             ref = QueuedRef(row[0], row[1], row[7], row[6])
             era, path = project.user.era, project.user.path
-            detail.stale = stale_all(uconn, era, aconn, [ref], path=path).get(detail.id)
+            found = stale_all(uconn, era, aconn, [ref], path=path, agent_era=agent.era)
+            detail.stale = found.get(detail.id)
         _attach_plan(uconn, aconn, project, detail, now)
     return detail
 

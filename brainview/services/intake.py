@@ -22,6 +22,7 @@ from brainview.core.kinds import ParamError, Refs, check_params
 from brainview.core.safe_text import clean
 from brainview.errors import InvalidInputError
 from brainview.services.blast import add_flags
+from brainview.services.intake_agent import check_agent_refs
 from brainview.services.lifecycle import LIVE, statuses
 from brainview.services.project import Project
 from brainview.services.tombstones import near_many
@@ -205,6 +206,7 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
                 if not n:
                     raise _fail(i, "params", f"domain {dom!r} has no live neurons")
     with agent.read() as aconn:
+        check_agent_refs(aconn, agent.era, batch, _fail)
         refl_ids = [r for p in batch for r in [c[0] for c in p.consulted] + p.retrieved]
         refl = neurons_by_ids(aconn, agent.era, refl_ids)
         for i, p in enumerate(batch):

@@ -42,6 +42,7 @@ Pass ``scheduler=Scheduler(enable_fuzzing=False)`` for bit-exact reproducibility
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import uuid
@@ -56,11 +57,15 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
-from brainview.errors import InvalidInputError
+from brainview.core.kinds import is_agent_kind
+from brainview.core.kinds_agent import MAX_POLICY_TEXT
+from brainview.errors import ConflictError, InvalidInputError
 from brainview.services.apply import hooks
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
+from brainview.services.apply.plan import TAG_PREFIX
 from brainview.services.apply.runner import require_writable_user
+from brainview.services.consolidate import apply_agent
 from brainview.services.project import Project
 from brainview.services.review_undo import UndoResult, undo
 from brainview.services.stale import QueuedRef, stale_for
@@ -80,6 +85,7 @@ from brainview.store.rows import fetch_row
 from brainview.store.writers import StdpStep, write_reflection
 
 __all__ = [
+    "APPLY_AGENT",
     "APPLY_APPLIED",
     "APPLY_PENDING",
     "APPLY_RECORDED",
@@ -102,6 +108,8 @@ APPLY_PENDING = "pending"
 """Accepted with an applier: the user-brain change is still to be applied."""
 APPLY_APPLIED = "applied"
 """Accepted and applied to the user brain (or nothing to apply, e.g. a note)."""
+APPLY_AGENT = "agent"
+"""Accepted agent-brain kind: applied to the agent brain inside the decision itself."""
 REFLECTION_LINK_WEIGHT = 0.5
 MAX_REASON = 10_000
 
@@ -150,6 +158,7 @@ class _Options:
     scheduler: Scheduler
     annotate_grade: int | None
     apply_state: str
+    policy_text: str | None = None
 
 
 # -- public API -------------------------------------------------------------------------
@@ -168,8 +177,12 @@ def decide(
     scheduler: Scheduler | None = None,
     annotate_grade: int | None = None,
     applier: Applier | UserBrainApplier | None = None,
+    policy_text: str | None = None,
 ) -> DecisionResult:
     """Accept, reject or dismiss one pending proposal, atomically (module docstring).
+
+    ``policy_text`` replaces the draft of a ``summarize_community`` proposal being
+    accepted (the maintainer's edit); the proposal keeps the draft as ``params.draft``.
 
     Raises ConflictError (already decided, not pending, stale on accept, cannot be
     applied), NotFoundError (unknown id, no agent brain), InvalidInputError (bad
@@ -189,6 +202,7 @@ def decide(
         scheduler=scheduler,
         annotate_grade=annotate_grade,
         applier=applier,
+        policy_text=policy_text,
     )[0]
 
 
@@ -205,6 +219,7 @@ def decide_many(
     scheduler: Scheduler | None = None,
     annotate_grade: int | None = None,
     applier: Applier | UserBrainApplier | None = None,
+    policy_text: str | None = None,
 ) -> list[DecisionResult]:
     """Decide several proposals in **one** transaction: all of them or none.
 
@@ -219,6 +234,8 @@ def decide_many(
         verdict, reason, decider, seconds_on_screen, now, write_reflections, scheduler,
         annotate_grade, applier,
     )  # fmt: skip
+    if policy_text is not None:
+        opts = replace(opts, policy_text=_policy_text(policy_text, verdict, len(set(ids))))
     unique = list(dict.fromkeys(ids))
     if not unique:
         return []
@@ -279,6 +296,16 @@ def dismiss(
     )[0]
 
 
+def _policy_text(value: object, verdict: str, n: int) -> str:
+    if verdict != "accept" or n != 1:
+        raise InvalidInputError("an edited policy text goes with accepting one proposal")
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_POLICY_TEXT:
+        raise InvalidInputError(
+            f"policy text must be non-empty text of at most {MAX_POLICY_TEXT} characters"
+        )
+    return value
+
+
 def _stale_reason(project: Project, proposal_id: str) -> str | None:
     agent = project.require_agent()
     with agent.read() as conn:
@@ -331,6 +358,24 @@ def _options(
     )
 
 
+def _apply_on_agent(
+    log: EffectLog, era: Era, proposal: dict[str, Any], decision_id: str, opts: _Options
+) -> None:
+    """Write an accepted agent-brain kind's change through the decision's effect log."""
+    params = json.loads(proposal["params_json"])
+    if opts.policy_text is not None and opts.policy_text != params.get("text"):
+        params = {**params, "text": opts.policy_text, "draft": params.get("text")}
+        current = fetch_row(log.conn, "brainview_proposal", (proposal["id"],))
+        assert current is not None
+        encoded = json.dumps(params, ensure_ascii=False, sort_keys=True)
+        log.update("brainview_proposal", [(current, {"params_json": encoded})])
+    tag = f"{TAG_PREFIX}{proposal['id']}"
+    cs = apply_agent.changeset(tag, opts.decider, opts.now)
+    plan = apply_agent.plan_change(log.raw, era, str(proposal["kind"]), params, cs)
+    apply_agent.write_plan(log, era, plan)
+    del decision_id
+
+
 def _decide_in(
     conn: Connection, era: Era, proposal_id: str, opts: _Options, gate: AcceptGate | None
 ) -> DecisionResult:
@@ -339,7 +384,20 @@ def _decide_in(
     proposal = claim(conn, log, proposal_id, opts.verdict)
     decision_id = f"dec-{uuid.uuid4().hex[:12]}"
     apply_state = opts.apply_state
-    if gate is not None:
+    kind = str(proposal["kind"])
+    on_agent = is_agent_kind(kind) and opts.verdict == "accept"
+    if opts.policy_text is not None and kind != "summarize_community":
+        raise InvalidInputError(f"proposal {proposal_id} is not a policy: no text to edit")
+    if on_agent:
+        params = json.loads(proposal["params_json"])
+        stale = apply_agent.stale_reason(conn, era, kind, params)
+        if stale:
+            raise ConflictError(
+                f"proposal {proposal_id} is stale ({stale}): it cannot be accepted; "
+                "reject or dismiss it"
+            )
+        apply_state = APPLY_AGENT
+    elif gate is not None:
         apply_state = gate.admit(conn, proposal, decision_id) or apply_state
     reject_note = opts.verdict == "reject" and opts.write_reflections
     new_id = f"r-{uuid.uuid4().hex[:12]}" if reject_note else None
@@ -370,6 +428,8 @@ def _decide_in(
     fired = fire_consulted(
         log, era, proposal_id, decision_id, grade_of, no_event, opts.now, opts.scheduler
     )
+    if on_agent:
+        _apply_on_agent(log, era, proposal, decision_id, opts)
     if new_id is not None:
         content = rejection_text(proposal, opts.reason)
         skill = str(proposal["skill"])

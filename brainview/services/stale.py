@@ -2,7 +2,9 @@
 
 A proposal goes stale when the neurons, synapse or domain it names no longer exist
 or changed after it was made, or — for items imported from a Spikuit consolidation
-plan — when the user brain's state hash no longer matches the plan's.  Checked per
+plan — when the user brain's state hash no longer matches the plan's, or — for items
+of an agent-brain consolidation — when the part of the agent brain it was planned
+from (its *basis*) changed.  Checked per
 visible page (or for every pending proposal) in batches: the query count does not
 grow with the number of proposals.  :func:`stale_for` does every check;
 :func:`stale_reasons` only the ones that need nothing but the user brain.
@@ -17,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.core.kinds import ParamError, Refs, check_params
+from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.services.project import Project
 from brainview.store.era import Era
 from brainview.store.readmodel import (
@@ -49,11 +51,22 @@ def stale_for(
         return {}
     with project.user.read() as uconn:
         if agent_conn is not None:
-            return stale_all(uconn, project.user.era, agent_conn, items, path=project.user.path)
+            agent_era = project.agent.era if project.agent is not None else None
+            return stale_all(
+                uconn, project.user.era, agent_conn, items, path=project.user.path,
+                agent_era=agent_era,
+            )  # fmt: skip
         if project.agent is None:
             return stale_reasons(uconn, project.user.era, items)
         with project.agent.read() as aconn:
-            return stale_all(uconn, project.user.era, aconn, items, path=project.user.path)
+            return stale_all(
+                uconn,
+                project.user.era,
+                aconn,
+                items,
+                path=project.user.path,
+                agent_era=project.agent.era,
+            )
 
 
 def stale_all(
@@ -63,14 +76,39 @@ def stale_all(
     items: list[QueuedRef],
     *,
     path: Path | None = None,
+    agent_era: Era | None = None,
 ) -> dict[str, str]:
-    """:func:`stale_reasons`, then the plan state-hash check for the rest."""
+    """:func:`stale_reasons`, then the plan state-hash check for the rest, and (given
+    ``agent_era``) the basis of agent-brain items (consolidation)."""
     out = stale_reasons(user_conn, era, items)
+    if agent_era is not None:
+        out.update(agent_stale_reasons(agent_conn, agent_era, items))
     rest = [item.id for item in items if item.id not in out]
     if rest and table_exists(agent_conn, "brainview_plan_item"):
         from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
 
         out.update(hash_reasons(agent_conn, user_conn, era, rest, path=path))
+    return out
+
+
+def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[str, str]:
+    """Map agent-brain item id → why it no longer fits the agent brain."""
+    mine = [item for item in items if is_agent_kind(item.kind)]
+    if not mine:
+        return {}
+    from brainview.services.consolidate.apply_agent import stale_reason
+
+    out: dict[str, str] = {}
+    for item in mine:
+        try:
+            params = json.loads(item.params_json)
+            check_params(item.kind, params)
+        except (ParamError, ValueError):
+            out[item.id] = "params no longer valid"
+            continue
+        reason = stale_reason(conn, era, item.kind, params)
+        if reason:
+            out[item.id] = reason
     return out
 
 

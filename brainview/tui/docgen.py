@@ -64,6 +64,7 @@ def config_md() -> str:
     sections = {
         "review": config_module.ReviewConfig,
         "reflections": config_module.ReflectionsConfig,
+        "consolidate": config_module.ConsolidateConfig,
         "ui": config_module.UiConfig,
     }
     for name, cls in sections.items():

@@ -12,7 +12,7 @@ import pytest
 from fsrs import Scheduler
 
 from brainview.core import fsrs_math
-from brainview.core.kinds import KINDS as ALL_KINDS
+from brainview.core.kinds import USER_KINDS as ALL_KINDS
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import ConflictError, LockedError, ReadOnlyError
 from brainview.services import apply, detail, review

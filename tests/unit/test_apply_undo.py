@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fsrs import Scheduler
 
-from brainview.core.kinds import KINDS as ALL_KINDS
+from brainview.core.kinds import USER_KINDS as ALL_KINDS
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import ConflictError, ReadOnlyError
 from brainview.services import apply, review

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from brainview.core.kinds import BIDIRECTIONAL
+from brainview.core.params import BIDIRECTIONAL
 from brainview.errors import ConflictError
 from brainview.services.apply import snapshots as snap
 from brainview.services.apply.view import Builder

@@ -1,0 +1,186 @@
+"""What a consolidation reads from the agent brain, in one read transaction.
+
+Bulk reads go through the raw driver (no ORM rows); reflection texts are read only for
+the communities that need a policy draft (:func:`texts`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+from sqlalchemy import Connection
+
+from brainview.core import fsrs_math
+from brainview.core.consolidation import FireStats, Settings, SynapseRow
+from brainview.services.clustering_runner import graph_fingerprint
+from brainview.services.curves import reflection_cards
+from brainview.store.bv_schema_communities import standing_fading
+from brainview.store.bv_schema_consolidation import pending_targets
+from brainview.store.era import Era
+from brainview.store.readmodel import table_exists
+from brainview.store.rows import driver
+
+POLICY_TYPES = ("policy", "community_summary")
+
+
+@dataclass
+class Policy:
+    """A live policy neuron and the reflections it summarises."""
+
+    id: str
+    content: str
+    targets: list[str]
+    """Every reflection it ever summarised (``summarizes`` rows, retired ones too)."""
+    live_targets: list[str]
+    """Those it still summarises: live synapse, live reflection."""
+
+
+@dataclass
+class AgentState:
+    """The agent brain as a consolidation sees it."""
+
+    fingerprint: str
+    ids: list[str]
+    """Live reflections, sorted."""
+    skill: dict[str, str]
+    created: dict[str, str | None]
+    fires: dict[str, FireStats]
+    r_now: dict[str, float | None]
+    stability: dict[str, float | None]
+    last_review: dict[str, str | None]
+    lifecycle: dict[str, str]
+    """Latest lifecycle state of reflections that have one (``challenged`` …)."""
+    fading: dict[str, str]
+    """Standing fading decision per reflection: ``rescue`` or ``let_go``."""
+    synapses: list[SynapseRow]
+    policies: dict[str, Policy]
+    pending: dict[str, set[str]] = field(default_factory=dict)
+
+
+def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str:
+    """A digest of everything a plan reads: the reflection graph (with weights), the
+    spike log, lifecycle and fading decisions.  Two plans with the same fingerprint were
+    planned from the same agent brain."""
+    parts: list[object] = [graph_fingerprint(conn, era)]
+    parts += raw.execute("SELECT COUNT(*), MAX(id) FROM spike").fetchone()
+    for table in ("brainview_lifecycle", "brainview_fading_decision"):
+        if table_exists(conn, table):
+            parts += raw.execute(f"SELECT COUNT(*), MAX(id) FROM {table}").fetchone()
+    if table_exists(conn, "brainview_fading_decision"):
+        parts += raw.execute(
+            "SELECT COUNT(*) FROM brainview_fading_decision WHERE undone_at IS NOT NULL"
+        ).fetchone()
+    return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
+
+
+def _fire_stats(
+    raw: sqlite3.Connection, live: set[str], created: dict[str, str | None], hot_from: datetime
+) -> dict[str, FireStats]:
+    spikes: dict[str, list[tuple[datetime, int, int]]] = {}
+    for rid, fired_at, grade, sid in raw.execute(
+        "SELECT s.neuron_id, s.fired_at, s.grade, s.id FROM spike s "
+        "JOIN neuron n ON n.id = s.neuron_id WHERE n.type = 'reflection'"
+    ):
+        if rid in live:
+            spikes.setdefault(rid, []).append((fsrs_math.parse_ts(fired_at), sid, int(grade)))
+    out: dict[str, FireStats] = {}
+    for rid in live:
+        rows = sorted(spikes.get(rid, []), reverse=True)
+        out[rid] = FireStats(
+            created_at=created.get(rid),
+            last_fire=fsrs_math.format_ts(rows[0][0]) if rows else None,
+            fires_recent=sum(1 for at, _s, _g in rows if at >= hot_from),
+            last_grades=tuple(g for _a, _s, g in rows[:3]),
+        )
+    return out
+
+
+def _policies(raw: sqlite3.Connection, era: Era, live: set[str]) -> dict[str, Policy]:
+    kinds = ", ".join(f"'{t}'" for t in POLICY_TYPES)
+    out = {
+        pid: Policy(pid, content or "", [], [])
+        for pid, content in raw.execute(
+            f"SELECT id, content FROM neuron n WHERE n.type IN ({kinds}) AND {era.live('n')} "
+            "ORDER BY id"
+        )
+    }
+    if out:
+        retired = "s.retired_at" if "retired_at" in era.synapse_cols else "NULL"
+        for pre, post, gone in raw.execute(
+            f"SELECT pre, post, {retired} FROM synapse s WHERE s.type = 'summarizes' "
+            "ORDER BY pre, post"
+        ):
+            if pre in out:
+                out[pre].targets.append(post)
+                if gone is None and post in live:
+                    out[pre].live_targets.append(post)
+    return out
+
+
+def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentState:
+    """Read everything but texts (inside the caller's read transaction)."""
+    raw = driver(conn)
+    rows = raw.execute(
+        "SELECT id, domain, created_at FROM neuron n WHERE n.type = 'reflection' AND "
+        f"{era.live('n')} ORDER BY id"
+    ).fetchall()
+    ids = [r[0] for r in rows]
+    live = set(ids)
+    created = {r[0]: r[2] for r in rows}
+    stab, last = reflection_cards(conn, era, ids)
+    r_now = fsrs_math.retrievability(stab, last, now)
+    reviewed = np.isfinite(stab) & np.isfinite(last)
+    lifecycle: dict[str, str] = {}
+    if table_exists(conn, "brainview_lifecycle"):
+        for rid, state in raw.execute(
+            "SELECT reflection_id, state FROM brainview_lifecycle ORDER BY id"
+        ):
+            if rid in live:
+                lifecycle[rid] = state
+    synapses = [
+        SynapseRow(pre, post, typ, float(w or 0.0))
+        for pre, post, typ, w in raw.execute(
+            "SELECT pre, post, type, weight FROM synapse s WHERE s.type != 'summarizes' AND "
+            f"{era.live_synapse('s')} ORDER BY pre, post, type"
+        )
+        if pre in live and post in live
+    ]
+    hot_from = fsrs_math.ensure_utc(now) - timedelta(days=s.hot_days)
+    return AgentState(
+        fingerprint=plan_fingerprint(raw, conn, era),
+        ids=ids,
+        skill={r[0]: r[1] or "" for r in rows},
+        created=created,
+        fires=_fire_stats(raw, live, created, hot_from),
+        r_now={rid: float(r_now[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
+        stability={rid: float(stab[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
+        last_review={
+            rid: fsrs_math.format_ts(datetime.fromtimestamp(last[k], tz=UTC))
+            if reviewed[k]
+            else None
+            for k, rid in enumerate(ids)
+        },
+        lifecycle=lifecycle,
+        fading={rid: d.action for rid, d in standing_fading(conn).items() if rid in live},
+        synapses=synapses,
+        policies=_policies(raw, era, live),
+        pending=pending_targets(conn),
+    )
+
+
+def texts(conn: Connection, ids: list[str]) -> dict[str, str]:
+    """Contents of ``ids`` (chunks of 500)."""
+    raw = driver(conn)
+    out: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for nid, content in raw.execute(
+            f"SELECT id, content FROM neuron WHERE id IN ({marks})", chunk
+        ):
+            out[nid] = content or ""
+    return out
