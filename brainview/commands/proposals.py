@@ -24,7 +24,7 @@ from brainview.commands.common import (
     open_project,
     paths_of,
 )
-from brainview.errors import NotFoundError
+from brainview.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     import argparse
@@ -47,12 +47,27 @@ def _deciding(args: argparse.Namespace, *, user: bool) -> Iterator[Any]:
         yield project
 
 
+def _policy_text(source: str | None) -> str | None:
+    """The edited policy text from a file or stdin (UTF-8, at most 1 MB)."""
+    if source is None:
+        return None
+    import sys
+    from pathlib import Path
+
+    try:
+        raw = sys.stdin.buffer.read(1 << 20) if source == "-" else Path(source).read_bytes()
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"--policy-text: cannot read {source} ({err})") from None
+
+
 def _decide(args: argparse.Namespace, verdict: str) -> int:
     from brainview.core.grading import GRADE_NAMES
     from brainview.services import apply, review
 
     config = load_config(args)
     decider = decider_of(args, config)
+    policy_text = _policy_text(getattr(args, "policy_text", None))
     applier = apply.applier_for(paths_of(args)) if verdict == "accept" else None
     clock = now()
     with _deciding(args, user=applier is not None) as project:
@@ -69,6 +84,7 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
                 write_reflections=config.review.write_reflections,
                 annotate_grade=config.review.annotate_grade,
                 applier=applier,
+                policy_text=policy_text,
             )
     rows = [
         {

@@ -113,11 +113,59 @@ def show(args: argparse.Namespace) -> int:
         ],
         "decisions": history,
     }
+    if d.agent_item is not None:
+        data["agent_item"] = _agent_item(d)
     if args.json:
         emit_json(data)
         return 0
     emit_lines(_render_show(data))
     return 0
+
+
+def _agent_item(d: Any) -> dict[str, Any]:
+    """The consolidation side of an agent-brain item (plan, policy review aids)."""
+    item = d.agent_item
+    diff = item.diff
+    return {
+        "consolidation": item.consolidation,
+        "change_log": item.change_log,
+        "policy_text": d.params.get("text"),
+        "draft": item.draft,
+        "counter_examples": [
+            {"reflection": c.reflection_id, "title": c.title, "why": c.why}
+            for c in item.counter_examples
+        ],
+        "previous_policy": None
+        if item.previous_id is None
+        else {
+            "id": item.previous_id,
+            "text": item.previous_text,
+            "diff": diff.text_lines if diff else [],
+            "members_added": diff.added if diff else [],
+            "members_removed": diff.removed if diff else [],
+            "members_kept": diff.kept if diff else 0,
+        },
+    }
+
+
+def _render_agent(item: dict[str, Any]) -> list[str]:
+    out = []
+    if item["consolidation"]:
+        out.append(f"  from consolidation {cell(item['consolidation'], 60)}")
+    if item["policy_text"]:
+        out.append("  policy text:")
+        out += [f"    {cell(line, 200)}" for line in str(item["policy_text"]).splitlines()]
+    for c in item["counter_examples"]:
+        out.append(f"  counter-example {cell(c['reflection'], 30)}: {cell(c['why'], 60)}")
+        out.append(f"    {cell(c['title'], 100)}")
+    prev = item["previous_policy"]
+    if prev:
+        out.append(
+            f"  replaces {cell(prev['id'], 30)}: {prev['members_kept']} member(s) kept, "
+            f"+{len(prev['members_added'])} −{len(prev['members_removed'])}"
+        )
+        out += [f"    {cell(line, 200)}" for line in prev["diff"]]
+    return out
 
 
 def _render_show(data: dict[str, Any]) -> list[str]:
@@ -143,6 +191,8 @@ def _render_show(data: dict[str, Any]) -> list[str]:
                 f"S={fmt_float(r['stability'])} R={fmt_float(r['retrievability'])} "
                 f"{cell(r['content'], 60)}"
             )
+    if "agent_item" in data:
+        out += _render_agent(data["agent_item"])
     for dec in data["decisions"]:
         undone = f" (undone {dec['undone_at']})" if dec["undone_at"] else ""
         out.append(

@@ -22,8 +22,12 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    ``brainview_grade`` rows link decision, reflection, stance, grade and spike id.
 5. **STDP** (contracts §4) between the graded reflections, in consulted order, all
    at ``now`` (details: :func:`brainview.store.writers.write_stdp`).
-6. On **reject** (unless ``write_reflections=False``), a new reflection recording the
-   lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection.
+6. On **reject** (unless ``write_reflections=False`` or the project paused reflection
+   writing, :mod:`brainview.services.reflection_writing`), a new reflection recording
+   the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection.
+   On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
+   its change is written to the agent brain here, through the same effect log
+   (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
 7. An **effect log** of every changed row (:mod:`brainview.store.effects`), so
    :func:`~brainview.services.review_undo.undo` is exact.
 
@@ -60,6 +64,7 @@ from brainview.core.grading import grade_for
 from brainview.core.kinds import is_agent_kind
 from brainview.core.kinds_agent import MAX_POLICY_TEXT
 from brainview.errors import ConflictError, InvalidInputError
+from brainview.services import reflection_writing as writing
 from brainview.services.apply import hooks
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
@@ -250,7 +255,8 @@ def decide_many(
     )
     with agent.write() as conn, gate_cm as gate:
         try:
-            results = [_decide_in(conn, agent.era, pid, opts, gate) for pid in unique]
+            paused = opts.verdict == "reject" and writing.read_state(conn).paused
+            results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
             raise translate_sqlite(err, agent.path) from None
         hooks.step("decision.before_commit")
@@ -377,7 +383,12 @@ def _apply_on_agent(
 
 
 def _decide_in(
-    conn: Connection, era: Era, proposal_id: str, opts: _Options, gate: AcceptGate | None
+    conn: Connection,
+    era: Era,
+    proposal_id: str,
+    opts: _Options,
+    gate: AcceptGate | None,
+    paused: bool = False,
 ) -> DecisionResult:
     now_s = fsrs_math.format_ts(opts.now)
     log = EffectLog(conn)
@@ -399,7 +410,7 @@ def _decide_in(
         apply_state = APPLY_AGENT
     elif gate is not None:
         apply_state = gate.admit(conn, proposal, decision_id) or apply_state
-    reject_note = opts.verdict == "reject" and opts.write_reflections
+    reject_note = opts.verdict == "reject" and opts.write_reflections and not paused
     new_id = f"r-{uuid.uuid4().hex[:12]}" if reject_note else None
     insert_decision(
         conn,

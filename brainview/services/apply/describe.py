@@ -28,7 +28,10 @@ def _neuron_lines(change: RowChange) -> list[tuple[str, str, str]]:
     lines = []
     was_live = change.before is not None and before.get("retired_at") is None
     is_live = change.after is not None and after.get("retired_at") is None
-    if was_live != is_live:
+    if change.before is None:
+        kind = str(after.get("type") or "neuron")
+        lines.append((f"neuron {nid}", ABSENT, f"new {kind}"))
+    elif was_live != is_live:
         lines.append(
             (f"neuron {nid}", "live" if was_live else "retired", "live" if is_live else "retired")
         )
@@ -59,6 +62,9 @@ def line_of(change: RowChange) -> list[tuple[str, str, str]]:
         state = "linked" if change.after is not None else ABSENT
         old = "linked" if change.before is not None else ABSENT
         return [(f"source {source} of {nid}", old, state)]
+    if change.table == "fsrs_state":
+        old = "card" if change.before is not None else ABSENT
+        return [(f"card of {change.key[0]}", old, "new card" if change.after else ABSENT)]
     return [(f"{change.table} {change.key}", "changed", "changed")]
 
 
