@@ -12,12 +12,13 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 
 from brainview.config import Config
 from brainview.config import load as load_config
+from brainview.core.safe_text import one_line
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
 
@@ -84,6 +85,8 @@ class BrainviewApp(App[int]):
         self._start = start
         self._projects: dict[tuple[bool, bool], Project] = {}
         self._projects_lock = threading.Lock()
+        self.writing_paused: bool | None = None
+        """Whether the project paused reflection writing (``None``: not read yet)."""
         if self.config.keys:
             self.set_keymap(self.config.keys)
         if self.config.ui.theme:
@@ -148,6 +151,58 @@ class BrainviewApp(App[int]):
         from brainview.tui.screens.reflection import ReflectionScreen
 
         self.push_screen(ReflectionScreen(reflection_id))
+
+    def action_consolidate(self) -> None:
+        """Plan a consolidation of the agent brain and queue it for review."""
+        from brainview.tui.screens.consolidate import ConsolidateScreen
+
+        def done(result: tuple[int, str] | None) -> None:
+            if not result:
+                return
+            queued, plan_id = result
+            self.notify(f"queued {queued} consolidation proposal(s): decide them here")
+            self.action_go("triage")
+            from brainview.tui.screens.triage import TriageScreen
+
+            if isinstance(self.screen, TriageScreen):
+                self.screen.call_after_refresh(self.screen.show_only, plan_id)
+
+        if self.paths.agent_exists:
+            self.push_screen(ConsolidateScreen(), done)
+        else:
+            self.notify("no agent brain to consolidate", severity="warning")
+
+    def action_toggle_writing(self) -> None:
+        """Pause reflection writing, or resume it (a project setting)."""
+        if self.paths.agent_exists:
+            self._toggle_writing()
+
+    @work(thread=True, exclusive=True, group="app-writing")
+    def _toggle_writing(self) -> None:
+        from brainview.services import reflection_writing
+
+        try:
+            with self.open_project(write_agent=True) as project:
+                paused = reflection_writing.state(project).paused
+                new, _changed = reflection_writing.set_writing(
+                    project, enabled=paused, actor=self.decider, now=self.now()
+                )
+        except Exception as err:  # noqa: BLE001 - shown to the user
+            self.call_from_thread(self.notify, one_line(str(err), 200), severity="error")
+            return
+        self.call_from_thread(self._writing_changed, new.paused)
+
+    def _writing_changed(self, paused: bool) -> None:
+        self.writing_paused = paused
+        from brainview.tui.screens.triage import TriageScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TriageScreen):
+                screen.set_writing(paused)
+        if paused:
+            self.notify("reflection writing paused: rejections grade but write no reflection")
+        else:
+            self.notify("reflection writing resumed")
 
     def action_help(self) -> None:
         """Show the keys that apply here and the guide."""

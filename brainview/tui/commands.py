@@ -44,6 +44,23 @@ class BrainviewCommands(Provider):
             ("go: triage", partial(app.run_action, "go('triage')"), "Pending proposals"),
             ("help: keys and guide", partial(app.run_action, "help"), "Effective keys"),
         ]
+        if getattr(app.paths, "agent_exists", False):
+            paused = getattr(app, "writing_paused", None)
+            verb = {True: "resume writing", False: "pause writing"}.get(
+                paused, "pause/resume writing"
+            )  # type: ignore[arg-type]
+            out += [
+                (
+                    "reflections: consolidate…",
+                    partial(app.run_action, "consolidate"),
+                    "Plan triage/SHY/SWS/REM; queue each change as a proposal",
+                ),
+                (
+                    f"reflections: {verb}",
+                    partial(app.run_action, "toggle_writing"),
+                    "Rejections write no new reflection while paused",
+                ),
+            ]
         if "communities" in getattr(app, "MODES", {}):
             out.append(
                 (

@@ -63,8 +63,8 @@ class AgentState:
 
 def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str:
     """A digest of everything a plan reads: the reflection graph (with weights), the
-    spike log, lifecycle and fading decisions.  Two plans with the same fingerprint were
-    planned from the same agent brain."""
+    spike log, lifecycle and fading decisions, and how many plans were queued before.
+    Two plans with the same fingerprint were planned from the same agent brain."""
     parts: list[object] = [graph_fingerprint(conn, era)]
     parts += raw.execute("SELECT COUNT(*), MAX(id) FROM spike").fetchone()
     for table in ("brainview_lifecycle", "brainview_fading_decision"):
@@ -74,6 +74,8 @@ def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str
         parts += raw.execute(
             "SELECT COUNT(*) FROM brainview_fading_decision WHERE undone_at IS NOT NULL"
         ).fetchone()
+    if table_exists(conn, "brainview_consolidation"):
+        parts += raw.execute("SELECT COUNT(*) FROM brainview_consolidation").fetchone()
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
 
 

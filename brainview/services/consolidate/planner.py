@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import uuid
 from collections import Counter, defaultdict
 from datetime import datetime
 
@@ -169,7 +168,9 @@ def build(
     st: AgentState, part: Partition | None, texts: dict[str, str], now: datetime, s: Settings
 ) -> ConsolidationPlan:
     """The plan (``texts``: contents of the REM members and previous policies)."""
-    plan_id = f"cons-{uuid.uuid4().hex[:12]}"
+    planned_at = fsrs_math.format_ts(now)
+    digest = hashlib.sha256(f"{st.fingerprint}|{planned_at}|{s.to_json()}".encode())
+    plan_id = f"cons-{digest.hexdigest()[:12]}"
     ref = {"id": plan_id, "fingerprint": st.fingerprint}
     tiers = {rid: tier_of(st.fires[rid], now, s) for rid in st.ids}
     triage = Counter(tiers.values())
@@ -196,7 +197,7 @@ def build(
     return ConsolidationPlan(
         id=plan_id,
         fingerprint=st.fingerprint,
-        planned_at=fsrs_math.format_ts(now),
+        planned_at=planned_at,
         planner=PLANNER,
         settings=s,
         triage={t: triage.get(t, 0) for t in (*("hot", "warm", "stale", "new"), "contested")},

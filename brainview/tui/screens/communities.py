@@ -124,6 +124,7 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
     | `enter`, `i` | Open the highlighted reflection |
     | `k` / `l` | Rescue (keep) / let go a fading reflection |
     | `u` | Undo this session's last rescue / let-go |
+    | `z` | Consolidate: plan prune/decay/policies, queue them for review |
     | `escape` | Cancel a running clustering |
     """
 
@@ -137,6 +138,13 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
         Binding("u", "undo", "Undo", id="fading.undo", tooltip="Undo last rescue / let-go"),
         Binding("escape", "cancel", "Cancel", id="communities.cancel", tooltip="Stop clustering"),
         Binding("ctrl+r,f5", "reload", "Reload", id="communities.reload", tooltip="Read again"),
+        Binding(
+            "z",
+            "app.consolidate",
+            "Consolidate",
+            id="communities.consolidate",
+            tooltip="Plan a consolidation (prune, decay, policies) and queue it for review",
+        ),
         *LIFECYCLE_BINDINGS,
     ]
 

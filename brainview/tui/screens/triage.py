@@ -49,6 +49,7 @@ class TriageScreen(Screen[None]):
     | Key | Action |
     |-----|--------|
     | `a` | Accept (all marked, if any) |
+    | `E` | Edit a policy proposal's text, then accept it |
     | `r` | Reject with an optional reason |
     | `s` | Skip to the next proposal |
     | `u`, `ctrl+z` | Undo the last decision of this session |
@@ -66,6 +67,13 @@ class TriageScreen(Screen[None]):
             "Dismiss",
             id="triage.dismiss",
             tooltip="Set a stale proposal aside: no verdict, no grades",
+        ),
+        Binding(
+            "E",
+            "edit_policy",
+            "Edit policy",
+            id="triage.edit_policy",
+            tooltip="Edit a policy proposal's text, then accept it",
         ),
         Binding("s", "skip", "Skip", id="triage.skip", tooltip="Next proposal, no decision"),
         Binding("u,ctrl+z", "undo", "Undo", id="triage.undo", tooltip="Undo last decision"),
@@ -117,6 +125,8 @@ class TriageScreen(Screen[None]):
         self.busy = False
         self.mode = ""
         """Apply mode shown in the title: ``apply`` or ``record-only``."""
+        self.writing_paused = False
+        """The project paused reflection writing (shown in the title)."""
         self._keep: str | None = None
         self._details: dict[str, ProposalDetail] = {}
         """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
@@ -152,12 +162,14 @@ class TriageScreen(Screen[None]):
     def recover_intents(self) -> None:
         """Finish (or roll back) user-brain changes a crash left half-done, and read the
         apply mode (apply / record-only) for the title."""
-        from brainview.services import apply
+        from brainview.services import apply, reflection_writing
 
         try:
             mode = apply.apply_mode(self.app.paths)  # type: ignore[attr-defined]
             with self.app.open_project() as project:  # type: ignore[attr-defined]
                 waiting = apply.open_intents(project)
+                paused = reflection_writing.state(project).paused
+            self.app.call_from_thread(self.set_writing, paused)
             outcomes = []
             if waiting:
                 with self.app.open_project(  # type: ignore[attr-defined]
@@ -168,6 +180,12 @@ class TriageScreen(Screen[None]):
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return
         self.app.call_from_thread(self._set_mode, mode, len(outcomes))
+
+    def set_writing(self, paused: bool) -> None:
+        """Show (or clear) "reflections paused" in the title."""
+        self.writing_paused = paused
+        self.app.writing_paused = paused  # type: ignore[attr-defined]
+        self._update_title()
 
     def _set_mode(self, mode: str, recovered: int) -> None:
         self.mode = mode
@@ -310,6 +328,8 @@ class TriageScreen(Screen[None]):
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         label = {"apply": "accept applies", "record-only": "record-only"}.get(self.mode, self.mode)
         mode = f" · {label}" if label else ""
+        if self.writing_paused:
+            mode += " · reflections paused"
         needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
         self.query_one("#queue-title", Static).update(
             Text(f"{self.total} pending{more} · sort {self.sort}{mode}{needle}{marked}")
@@ -379,6 +399,8 @@ class TriageScreen(Screen[None]):
         self.detail = detail
         self.query_one("#proposal", Static).update(render_header(detail))
         self.query_one("#user-neurons", Static).update(render_user_side(detail))
+        review = detail.agent_item is not None
+        self.query_one("#user-side").border_title = "review" if review else "user brain"
         self.query_one("#reflections", Static).update(render_agent_side(detail))
         self.refresh_bindings()
 
@@ -408,7 +430,35 @@ class TriageScreen(Screen[None]):
                 return None
         if action == "undo" and not self.session_decisions:
             return None
+        if action == "edit_policy":
+            d = self.detail
+            editable = (
+                d is not None
+                and d.id == self.current_id
+                and d.kind == "summarize_community"
+                and d.status == "pending"
+                and not d.stale
+                and not self.marked
+            )
+            return True if editable else None
         return True
+
+    def action_edit_policy(self) -> None:
+        """Edit the highlighted policy proposal's text; saving accepts it with that text."""
+        from brainview.tui.widgets.policy_editor import PolicyEditor
+
+        d = self.detail
+        if d is None or d.kind != "summarize_community" or d.id != self.current_id:
+            return
+        pid, seconds = d.id, time.monotonic() - self.shown_at
+        policy = str(d.params.get("policy", ""))
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self._optimistic_remove([pid])
+                self.decide([pid], "accept", None, seconds, text)
+
+        self.app.push_screen(PolicyEditor(policy, str(d.params.get("text", ""))), done)
 
     def _targets(self) -> list[str]:
         if self.marked:
@@ -571,10 +621,18 @@ class TriageScreen(Screen[None]):
             table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
 
     @work(thread=True, exclusive=True, group="triage-decide")
-    def decide(self, ids: list[str], verdict: str, reason: str | None, seconds: float) -> None:
+    def decide(
+        self,
+        ids: list[str],
+        verdict: str,
+        reason: str | None,
+        seconds: float,
+        policy_text: str | None = None,
+    ) -> None:
         """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
         from brainview.services import apply, review
 
+        review_cfg = self.app.config.review  # type: ignore[attr-defined]
         self.busy = True
         results = []
         try:
@@ -592,6 +650,9 @@ class TriageScreen(Screen[None]):
                     seconds_on_screen=seconds / max(1, len(ids)),
                     now=self.app.now(),  # type: ignore[attr-defined]
                     applier=applier,
+                    write_reflections=review_cfg.write_reflections,
+                    annotate_grade=review_cfg.annotate_grade,
+                    policy_text=policy_text,
                 )
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200)))
@@ -698,6 +759,13 @@ class TriageScreen(Screen[None]):
         box = self.query_one("#filter", Input)
         box.display = True
         box.focus()
+
+    def show_only(self, needle: str) -> None:
+        """Filter the queue to ``needle`` (e.g. a consolidation's id), box shown."""
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.value = needle  # posts Input.Changed → reload
+        self.query_one("#queue").focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

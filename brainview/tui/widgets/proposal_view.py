@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
 GRADE_MARK = {1: "✗", 2: "~", 3: "✓", 4: "✓✓"}
 PREVIEW_LIMIT = 1_200
+AGENT_LABELS = {
+    "summarize_community": "members",
+    "prune_reflection": "reflection to prune",
+    "retire_policy": "policy to retire",
+}
+"""What the consulted list holds for the consolidation kinds."""
 REFLECTION_LIMIT = 600
 
 
@@ -54,6 +60,10 @@ def render_preview(d: ProposalDetail) -> RenderableType:
     """The change this proposal would make, as before → after rows."""
     if d.kind == "note":
         return Text("note — nothing to apply", style="italic")
+    if d.agent_item is not None:
+        from brainview.tui.widgets.agent_item_view import render_agent_item
+
+        return render_agent_item(d)
     if d.kind == "merge_neurons":
         keep = d.params["keep"]
         table = Table(expand=True, show_lines=False, box=None, padding=(0, 1))
@@ -95,7 +105,12 @@ def render_preview(d: ProposalDetail) -> RenderableType:
 
 
 def render_user_side(d: ProposalDetail) -> RenderableType:
-    """The user neurons the proposal touches."""
+    """The user neurons the proposal touches (for a consolidation item, which touches
+    none, the review aids: counter-examples and the previous policy)."""
+    if d.agent_item is not None:
+        from brainview.tui.widgets.agent_item_view import render_review_side
+
+        return render_review_side(d)
     if not d.neurons:
         return Text("no user neurons named", style="dim italic")
     parts: list[RenderableType] = []
@@ -148,7 +163,8 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
 
 def render_agent_side(d: ProposalDetail) -> RenderableType:
     """Consulted reflections (with what each verdict would grade) and retrieved-only ones."""
-    parts: list[RenderableType] = [Text(f"consulted ({len(d.consulted)})", style="bold underline")]
+    label = AGENT_LABELS.get(d.kind, "consulted")
+    parts: list[RenderableType] = [Text(f"{label} ({len(d.consulted)})", style="bold underline")]
     if not d.consulted:
         parts.append(Text("none — no reflection will be graded", style="dim italic"))
     for v in d.consulted:
@@ -173,6 +189,10 @@ KIND_SHORT = {
     "merge_domains": "mergedom",
     "edit_content": "edit",
     "note": "note",
+    "prune_reflection": "prune",
+    "decay_synapses": "decay",
+    "summarize_community": "policy",
+    "retire_policy": "-policy",
 }
 
 

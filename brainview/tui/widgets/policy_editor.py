@@ -1,0 +1,71 @@
+"""Edit a policy's text before accepting it (a modal with a text area).
+
+The draft arrives as plain text and is edited as plain text: ``TextArea`` never
+interprets markup, and what the maintainer types is stored as the policy neuron's
+content verbatim.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, TextArea
+
+from brainview.core.kinds_agent import MAX_POLICY_TEXT
+from brainview.core.safe_text import one_line
+
+
+class PolicyEditor(ModalScreen[str | None]):
+    """Dismisses with the edited text (accept with it) or ``None`` (cancel).
+
+    | Key | Action |
+    |-----|--------|
+    | `ctrl+s` | Accept the policy with this text |
+    | `escape` | Cancel (nothing decided) |
+    """
+
+    BINDINGS = [
+        Binding(
+            "ctrl+s",
+            "save",
+            "Accept with this text",
+            id="policy.accept",
+            tooltip="Accept the policy proposal with the edited text",
+            priority=True,
+        ),
+        Binding("escape", "cancel", "Cancel", id="policy.cancel", tooltip="Close, decide nothing"),
+    ]
+
+    def __init__(self, policy_id: str, draft: str) -> None:
+        super().__init__()
+        self._policy_id = policy_id
+        self._draft = draft
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="policy-box"):
+            title = f"Edit policy {one_line(self._policy_id, 40)}, then accept it"
+            yield Label(title, id="policy-title", markup=False)
+            yield TextArea(self._draft, id="policy-text", soft_wrap=True, show_line_numbers=False)
+            yield Label(
+                "ctrl+s accepts with this text · escape cancels", classes="hint", markup=False
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#policy-text", TextArea).focus()
+
+    def action_save(self) -> None:
+        """Accept with the text as it stands (refused when empty or too long)."""
+        text = self.query_one("#policy-text", TextArea).text
+        if not text.strip():
+            self.notify("A policy needs some text.", severity="warning")
+            return
+        if len(text) > MAX_POLICY_TEXT:
+            self.notify(f"At most {MAX_POLICY_TEXT} characters.", severity="warning")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        """Close without deciding."""
+        self.dismiss(None)
