@@ -47,14 +47,13 @@ Pass ``scheduler=Scheduler(enable_fuzzing=False)`` for bit-exact reproducibility
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from fsrs import Scheduler
 from sqlalchemy import Connection
@@ -62,21 +61,27 @@ from sqlalchemy import Connection
 from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
 from brainview.core.kinds import is_agent_kind
-from brainview.core.kinds_agent import MAX_POLICY_TEXT
 from brainview.errors import ConflictError, InvalidInputError
 from brainview.services import reflection_writing as writing
 from brainview.services.apply import hooks
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
-from brainview.services.apply.plan import TAG_PREFIX
 from brainview.services.apply.runner import require_writable_user
 from brainview.services.consolidate import apply_agent
 from brainview.services.project import Project
+from brainview.services.review_options import (
+    APPLY_PENDING,
+    APPLY_RECORDED,
+    Options,
+    Verdict,
+    apply_on_agent,
+    options,
+)
+from brainview.services.review_options import policy_text as checked_policy_text
 from brainview.services.review_undo import UndoResult, undo
 from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.decision_rows import (
-    VERDICT_STATUS,
     claim,
     fire_consulted,
     insert_decision,
@@ -106,19 +111,11 @@ __all__ = [
     "undo",
 ]
 
-Verdict = Literal["accept", "reject", "dismiss"]
-APPLY_RECORDED = "recorded"
-"""The decision is recorded; nothing is (or will be) applied by brainview."""
-APPLY_PENDING = "pending"
-"""Accepted with an applier: the user-brain change is still to be applied."""
 APPLY_APPLIED = "applied"
 """Accepted and applied to the user brain (or nothing to apply, e.g. a note)."""
 APPLY_AGENT = "agent"
 """Accepted agent-brain kind: applied to the agent brain inside the decision itself."""
 REFLECTION_LINK_WEIGHT = 0.5
-MAX_REASON = 10_000
-
-_DEFAULT_SCHEDULER = Scheduler()
 
 
 @dataclass(frozen=True)
@@ -150,20 +147,6 @@ class DecisionResult:
 
 Applier = Callable[[Project, DecisionResult], None]
 """Applies an accepted decision to the user brain (after the agent commit)."""
-
-
-@dataclass(frozen=True)
-class _Options:
-    verdict: Verdict
-    reason: str | None
-    decider: str
-    seconds_on_screen: float | None
-    now: datetime
-    write_reflections: bool
-    scheduler: Scheduler
-    annotate_grade: int | None
-    apply_state: str
-    policy_text: str | None = None
 
 
 # -- public API -------------------------------------------------------------------------
@@ -235,12 +218,13 @@ def decide_many(
     (or, on accept, is stale or cannot be applied), the whole batch is refused; if
     the user-brain change then fails, the whole batch is rolled back.
     """
-    opts = _options(
+    opts = options(
         verdict, reason, decider, seconds_on_screen, now, write_reflections, scheduler,
         annotate_grade, applier,
     )  # fmt: skip
     if policy_text is not None:
-        opts = replace(opts, policy_text=_policy_text(policy_text, verdict, len(set(ids))))
+        edited = checked_policy_text(policy_text, verdict, len(set(ids)))
+        opts = replace(opts, policy_text=edited)
     unique = list(dict.fromkeys(ids))
     if not unique:
         return []
@@ -302,16 +286,6 @@ def dismiss(
     )[0]
 
 
-def _policy_text(value: object, verdict: str, n: int) -> str:
-    if verdict != "accept" or n != 1:
-        raise InvalidInputError("an edited policy text goes with accepting one proposal")
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_POLICY_TEXT:
-        raise InvalidInputError(
-            f"policy text must be non-empty text of at most {MAX_POLICY_TEXT} characters"
-        )
-    return value
-
-
 def _stale_reason(project: Project, proposal_id: str) -> str | None:
     agent = project.require_agent()
     with agent.read() as conn:
@@ -329,64 +303,11 @@ def _stale_reason(project: Project, proposal_id: str) -> str | None:
 # -- one decision -------------------------------------------------------------------------
 
 
-def _options(
-    verdict: str,
-    reason: str | None,
-    decider: str,
-    seconds: float | None,
-    now: datetime,
-    write_reflections: bool,
-    scheduler: Scheduler | None,
-    annotate_grade: int | None,
-    applier: object,
-) -> _Options:
-    if verdict not in VERDICT_STATUS:
-        raise InvalidInputError(f"verdict must be 'accept', 'reject' or 'dismiss', not {verdict!r}")
-    if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON):
-        raise InvalidInputError(f"reason must be text of at most {MAX_REASON} characters")
-    if not isinstance(decider, str) or not decider.strip() or len(decider) > 128:
-        raise InvalidInputError("decider must be a non-empty name of at most 128 characters")
-    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
-        raise InvalidInputError("seconds_on_screen must be a finite number ≥ 0")
-    if annotate_grade is not None and annotate_grade not in fsrs_math.GRADE_TO_RATING:
-        raise InvalidInputError("annotate_grade must be 1..4")
-    apply_state = APPLY_PENDING if applier is not None and verdict == "accept" else APPLY_RECORDED
-    return _Options(
-        verdict,  # type: ignore[arg-type]
-        reason or None,
-        decider,
-        seconds,
-        fsrs_math.ensure_utc(now),
-        write_reflections,
-        scheduler or _DEFAULT_SCHEDULER,
-        annotate_grade,
-        apply_state,
-    )
-
-
-def _apply_on_agent(
-    log: EffectLog, era: Era, proposal: dict[str, Any], decision_id: str, opts: _Options
-) -> None:
-    """Write an accepted agent-brain kind's change through the decision's effect log."""
-    params = json.loads(proposal["params_json"])
-    if opts.policy_text is not None and opts.policy_text != params.get("text"):
-        params = {**params, "text": opts.policy_text, "draft": params.get("text")}
-        current = fetch_row(log.conn, "brainview_proposal", (proposal["id"],))
-        assert current is not None
-        encoded = json.dumps(params, ensure_ascii=False, sort_keys=True)
-        log.update("brainview_proposal", [(current, {"params_json": encoded})])
-    tag = f"{TAG_PREFIX}{proposal['id']}"
-    cs = apply_agent.changeset(tag, opts.decider, opts.now)
-    plan = apply_agent.plan_change(log.raw, era, str(proposal["kind"]), params, cs)
-    apply_agent.write_plan(log, era, plan)
-    del decision_id
-
-
 def _decide_in(
     conn: Connection,
     era: Era,
     proposal_id: str,
-    opts: _Options,
+    opts: Options,
     gate: AcceptGate | None,
     paused: bool = False,
 ) -> DecisionResult:
@@ -440,7 +361,7 @@ def _decide_in(
         log, era, proposal_id, decision_id, grade_of, no_event, opts.now, opts.scheduler
     )
     if on_agent:
-        _apply_on_agent(log, era, proposal, decision_id, opts)
+        apply_on_agent(log, era, proposal, decision_id, opts)
     if new_id is not None:
         content = rejection_text(proposal, opts.reason)
         skill = str(proposal["skill"])

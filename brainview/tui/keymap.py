@@ -31,6 +31,8 @@ def _screens() -> dict[str, list[Binding]]:
     for name, module, cls in (
         ("communities", "brainview.tui.screens.communities", "CommunitiesScreen"),
         ("reflection", "brainview.tui.screens.reflection", "ReflectionScreen"),
+        ("consolidate", "brainview.tui.screens.consolidate", "ConsolidateScreen"),
+        ("policy", "brainview.tui.widgets.policy_editor", "PolicyEditor"),
     ):
         try:
             mod = __import__(module, fromlist=[cls])

@@ -69,6 +69,19 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         ),
         "reflect undo": (["reflect", "undo", "--last"], lambda d: d["reflections"] == [rid]),
         "reflect fading": (["reflect", "fading"], lambda d: d["total"] >= d["count"]),
+        "reflect consolidate": (
+            ["reflect", "consolidate"],
+            lambda d: len(d["queued"]) == len(d["items"]) > 0,
+        ),
+        "reflect consolidate --dry-run": (
+            ["reflect", "consolidate", "--dry-run"],
+            lambda d: d["dry_run"] is True and d["queued"] == [] and all(d["counts"].values()),
+        ),
+        "reflect disable": (
+            ["reflect", "disable", "--reason", "audit"],
+            lambda d: d["enabled"] is False and d["reason"] == "audit",
+        ),
+        "reflect enable": (["reflect", "enable"], lambda d: d["enabled"] is True),
         "communities list": (["communities", "list"], lambda d: d["total"] > 1),
         "communities show": (["communities", "show", "0"], lambda d: d["total"] > 1),
         "export proposals": (["export", "proposals"], lambda d: len(d) == 36),
@@ -83,7 +96,8 @@ SUBCOMMANDS = [
     "propose", "propose --dry-run", "proposals list", "proposals show", "proposals accept",
     "proposals reject", "proposals dismiss", "proposals undo", "reflect list",
     "reflect inspect", "reflect challenge", "reflect invalidate", "reflect reinstate",
-    "reflect undo", "reflect fading", "communities list", "communities show",
+    "reflect undo", "reflect fading", "reflect consolidate", "reflect consolidate --dry-run",
+    "reflect disable", "reflect enable", "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
 ]  # fmt: skip
 
