@@ -76,6 +76,7 @@ def stats(args: argparse.Namespace) -> int:
     with Project.open(paths) as project:
         data = project_stats(project)
         data["agent_metrics"] = _metrics(project, paths)
+        data["reflection_writing"] = _writing(project)
     if args.json:
         emit_json(data, sort_keys=True)
         return 0
@@ -95,6 +96,15 @@ def _metrics(project, paths):  # type: ignore[no-untyped-def]
     return agent_metrics(
         project, now_utc(), threshold=cfg.pruning_threshold, days=cfg.fading_days
     ).to_json()
+
+
+def _writing(project):  # type: ignore[no-untyped-def]
+    """The project's reflection-writing switch (``None`` without an agent brain)."""
+    if project.agent is None:
+        return None
+    from brainview.services.reflection_writing import state
+
+    return state(project).to_json()
 
 
 def _render_stats(data: dict) -> str:
@@ -117,6 +127,10 @@ def _render_stats(data: dict) -> str:
         f"proposals: {p['pending']} pending ({p.get('stale', 0)} stale), "
         f"{p['accepted']} accepted, {p['rejected']} rejected"
     )
+    writing = data.get("reflection_writing")
+    if writing and not writing["enabled"]:
+        why = f": {one_line(writing['reason'], 60)}" if writing.get("reason") else ""
+        lines.append(f"reflection writing paused by {one_line(writing['by'], 30)}{why}")
     return "\n".join(lines)
 
 

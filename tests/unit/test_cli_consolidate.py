@@ -94,3 +94,13 @@ def test_disable_refuses_a_read_only_agent_brain(demo) -> None:  # type: ignore[
     finally:
         db.chmod(0o644)
     assert out.returncode != 0 and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_stats_reports_the_writing_switch(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    assert ok_json("stats", str(root))["reflection_writing"]["enabled"] is True
+    ok_json("reflect", "disable", "--reason", "audit", "--actor", "ann", "-C", str(root))
+    data = ok_json("stats", str(root))["reflection_writing"]
+    assert data == {**data, "enabled": False, "by": "ann", "reason": "audit"}
+    human = cli("stats", str(root))
+    assert "reflection writing paused by ann: audit" in human.stdout
