@@ -136,6 +136,8 @@ def _summarize(p: dict[str, Any]) -> tuple[Refs, str]:
     previous = p.get("previous_policy")
     if previous is not None and (not isinstance(previous, str) or not previous):
         raise ParamError("params.previous_policy", "must be a policy id or null")
+    if p.get("domain") is not None:
+        text_field(p, "domain", max_len=128)
     community = p.get("community")
     if community is not None and (isinstance(community, bool) or not isinstance(community, int)):
         raise ParamError("params.community", "must be an integer or null")

@@ -112,9 +112,10 @@ def test_stats_json_shape_and_rows(demo) -> None:  # type: ignore[no-untyped-def
     out = run("stats", str(root), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"user", "agent", "proposals", "agent_metrics"}
+    assert set(data) == {"user", "agent", "proposals", "agent_metrics", "reflection_writing"}
+    assert data["reflection_writing"]["enabled"] is True
     metrics = data["agent_metrics"]
-    assert set(metrics) == {"acceptance", "decision_time", "policies_per_week", "at_risk"}
+    assert {"acceptance", "decision_time", "policies_per_week", "at_risk"} <= set(metrics)
     assert sum(metrics["policies_per_week"].values()) == data["agent"]["policies"]
     db = sqlite3.connect(root / ".spikuit" / "circuit.db")
     live = db.execute("SELECT COUNT(*) FROM neuron WHERE retired_at IS NULL").fetchone()[0]

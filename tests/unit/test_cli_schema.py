@@ -1,5 +1,7 @@
-"""The shipped JSON Schema and the intake agree: every example in the docs passes both,
-a table of malformed proposals fails both, and the wheel carries the schema.
+"""The shipped JSON Schema and the intake agree: every example in the docs and every
+item a consolidation plans passes both, a table of malformed proposals fails both, the
+rules a schema cannot express are refused by intake alone, and the wheel carries the
+schema.
 
 No ``jsonschema`` dependency: :func:`validate` below implements the keywords the
 schema uses (and fails loudly on any other, so the schema cannot outgrow it).
@@ -19,9 +21,13 @@ import pytest
 
 from brainview.core.grading import STANCES
 from brainview.core.kinds import KINDS
+from brainview.core.kinds_agent import AGENT_KINDS
 from brainview.demo.generator import DEMO_NOW
 from brainview.errors import InvalidInputError
+from brainview.services import consolidate
 from brainview.services.intake import parse_batch
+from brainview.services.project import Project
+from brainview.store.discovery import discover
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "brainview" / "schema" / "proposal.schema.json").read_text())
@@ -38,8 +44,8 @@ TYPES = {
 def _is(value: Any, name: str) -> bool:
     if name == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
-    if name == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "integer":  # JSON Schema: any number without a fraction (3.0 included)
+        return _is(value, "number") and float(value).is_integer()
     return isinstance(value, TYPES[name])
 
 
@@ -158,6 +164,8 @@ def test_schema_enumerates_the_core() -> None:
 
 
 GOOD = {"kind": "retire_neuron", "params": {"neuron": "n-1"}}
+SYN = {"pre": "r-a", "post": "r-b", "type": "relates_to", "weight": 0.207, "to": 0.1656}
+POLICY = {"policy": "pol-1", "members": ["r-a", "r-b", "r-c"], "text": "Prefer merging twins."}
 AGREED_INVALID: dict[str, dict[str, Any]] = {
     "no kind": {"params": {}},
     "unknown kind": {"kind": "explode"},
@@ -200,6 +208,45 @@ AGREED_INVALID: dict[str, dict[str, Any]] = {
     "empty skill": {**GOOD, "skill": ""},
     "rationale null": {**GOOD, "rationale": None},
     "runtime number": {**GOOD, "runtime": 5},
+    "prune without reflection": {"kind": "prune_reflection", "params": {"retrievability": 0.4}},
+    "prune plan without fingerprint": {
+        "kind": "prune_reflection",
+        "params": {"reflection": "r-1", "plan": {"id": "cons-1"}},
+    },
+    "prune basis not object": {
+        "kind": "prune_reflection",
+        "params": {"reflection": "r-1", "basis": [1]},
+    },
+    "decay no synapses": {"kind": "decay_synapses", "params": {"synapses": []}},
+    "decay factor 1": {"kind": "decay_synapses", "params": {"synapses": [SYN], "factor": 1.0}},
+    "decay floor too high": {"kind": "decay_synapses", "params": {"synapses": [SYN], "floor": 0.6}},
+    "decay synapse without to": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{k: v for k, v in SYN.items() if k != "to"}]},
+    },
+    "decay synapse weight too small": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{**SYN, "weight": 0.01, "to": 0.008}]},
+    },
+    "decay to a string": {"kind": "decay_synapses", "params": {"synapses": [{**SYN, "to": "x"}]}},
+    "decay bad type": {"kind": "decay_synapses", "params": {"synapses": [{**SYN, "type": "x"}]}},
+    "decay same synapse twice": {"kind": "decay_synapses", "params": {"synapses": [SYN, SYN]}},
+    "summarize blank text": {"kind": "summarize_community", "params": {**POLICY, "text": " \n"}},
+    "summarize long text": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "text": "x" * 20_001},
+    },
+    "summarize no members": {"kind": "summarize_community", "params": {**POLICY, "members": []}},
+    "summarize weight null": {"kind": "summarize_community", "params": {**POLICY, "weight": None}},
+    "summarize community bool": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "community": True},
+    },
+    "summarize previous empty": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "previous_policy": ""},
+    },
+    "retire policy without policy": {"kind": "retire_policy", "params": {"plan": None}},
 }
 AGREED_VALID: dict[str, dict[str, Any]] = {
     "minimal note": {"kind": "note"},
@@ -213,6 +260,57 @@ AGREED_VALID: dict[str, dict[str, Any]] = {
         "kind": "add_synapse",
         "params": {"pre": "a", "post": "b", "type": "contrasts", "weight": 0.05},
     },
+    "prune bare": {"kind": "prune_reflection", "params": {"reflection": "r-1"}},
+    "prune null plan and basis": {
+        "kind": "prune_reflection",
+        "params": {"reflection": "r-1", "plan": None, "basis": None, "retrievability": "?"},
+    },
+    "decay below the floor": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{**SYN, "weight": 0.06, "to": None}], "floor": 0.05},
+    },
+    "summarize minimal": {"kind": "summarize_community", "params": {**POLICY, "members": "r-a"}},
+    "summarize full": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "weight": 1.0, "community": None, "previous_policy": "p-9"},
+    },
+    "retire policy with plan": {
+        "kind": "retire_policy",
+        "params": {"policy": "p-1", "plan": {"id": "", "fingerprint": "f"}, "basis": {}},
+    },
+}
+# Rules intake enforces that JSON Schema cannot express (the schema's descriptions say
+# so): the schema accepts these, intake refuses them.
+SCHEMA_CANNOT_SAY: dict[str, dict[str, Any]] = {
+    "merge keep in merge": {"kind": "merge_neurons", "params": {"keep": "k", "merge": ["k"]}},
+    "synapse to itself": {
+        "kind": "add_synapse",
+        "params": {"pre": "a", "post": "a", "type": "requires"},
+    },
+    "decay to is not weight x factor": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{**SYN, "to": 0.2}]},
+    },
+    "decay to null above the floor": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{**SYN, "to": None}]},
+    },
+    "decay repeated synapse key": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [SYN, {**SYN, "weight": 0.3, "to": 0.24}]},
+    },
+    "decay synapse to itself": {
+        "kind": "decay_synapses",
+        "params": {"synapses": [{**SYN, "post": "r-a"}]},
+    },
+    "policy among members": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "members": ["pol-1", "r-a"]},
+    },
+    "community with a fraction": {
+        "kind": "summarize_community",
+        "params": {**POLICY, "community": 3.0},
+    },
 }
 
 
@@ -220,6 +318,26 @@ AGREED_VALID: dict[str, dict[str, Any]] = {
 def test_schema_and_intake_refuse_the_same_shapes(case: str) -> None:
     value = AGREED_INVALID[case]
     assert validate(value, SCHEMA), f"schema accepted {case}"
+    with pytest.raises(InvalidInputError):
+        parse_batch(value, DEMO_NOW)
+
+
+def test_every_planned_consolidation_item_passes_the_schema(demo) -> None:  # type: ignore[no-untyped-def]
+    with Project.open(discover(demo[0])) as project:
+        plan = consolidate.plan(project, now=DEMO_NOW, in_process=True)
+    proposals = [
+        item.proposal(pid, plan.planned_at, plan.planner)
+        for pid, item in zip(plan.proposal_ids(), plan.items, strict=True)
+    ]
+    assert {p["kind"] for p in proposals} == set(AGENT_KINDS)
+    assert [validate(p, SCHEMA) for p in proposals] == [[]] * len(proposals)
+    assert len(parse_batch(proposals, DEMO_NOW)) == len(proposals)
+
+
+@pytest.mark.parametrize("case", sorted(SCHEMA_CANNOT_SAY))
+def test_intake_refuses_what_the_schema_cannot_say(case: str) -> None:
+    value = SCHEMA_CANNOT_SAY[case]
+    assert validate(value, SCHEMA) == []
     with pytest.raises(InvalidInputError):
         parse_batch(value, DEMO_NOW)
 
