@@ -29,6 +29,7 @@ EXIT_MEANINGS = {
     ExitCode.NOT_A_BRAIN: "not a brain: not SQLite, truncated, corrupt",
     ExitCode.UNKNOWN_SCHEMA: "unknown schema: no neuron/synapse/spike tables or columns",
     ExitCode.CONFIG: "configuration error (brainview.toml)",
+    ExitCode.REFUSED: "refused for safety: serve on a non-loopback --host without --public",
     ExitCode.INTERNAL: "internal error (one line, never a traceback)",
 }
 

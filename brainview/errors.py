@@ -21,6 +21,7 @@ class ExitCode(IntEnum):
     NOT_A_BRAIN = 8
     UNKNOWN_SCHEMA = 9
     CONFIG = 10
+    REFUSED = 11
     INTERNAL = 70
 
 
@@ -73,3 +74,9 @@ class UnknownSchemaError(BrainviewError):
 
 class ConfigError(BrainviewError):
     code, kind = ExitCode.CONFIG, "config"
+
+
+class RefusedError(BrainviewError):
+    """A request refused for safety (e.g. serving beyond loopback without ``--public``)."""
+
+    code, kind = ExitCode.REFUSED, "refused"

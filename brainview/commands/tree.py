@@ -30,6 +30,10 @@ KINDS = (
     "merge_domains",
     "edit_content",
     "note",
+    "prune_reflection",
+    "decay_synapses",
+    "summarize_community",
+    "retire_policy",
 )
 """Mirrors :data:`brainview.core.kinds.KINDS` (a test checks they agree)."""
 STATUSES = ("pending", "accepted", "rejected", "dismissed", "decided", "all")
@@ -82,6 +86,21 @@ def _basic(sub: argparse._SubParsersAction) -> None:
 
     p = _leaf(sub, "init-agent", "basic:init_agent", "create an empty agent brain if none")
     _location(p, positional=True)
+
+    p = _leaf(
+        sub,
+        "serve",
+        "serve:serve",
+        "serve the console as a web page (textual-serve)",
+        epilog="Each browser tab runs its own `brainview open` on the same brains. Only "
+        "this machine can connect unless --public: the console writes to the brains.",
+    )
+    _location(p, positional=True)
+    p.add_argument("--screen", choices=["overview", "triage"], help="screen to start on")
+    p.add_argument("--demo", action="store_true", help="serve demo brains (PATH: where to write)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port, 0 = any free one (8000)")
+    p.add_argument("--public", action="store_true", help="allow a --host other machines can reach")
 
 
 def _propose(sub: argparse._SubParsersAction) -> None:
@@ -159,6 +178,12 @@ def _proposals(sub: argparse._SubParsersAction) -> None:
         p.add_argument("ids", nargs="+", metavar="ID", help="proposal ids")
         p.add_argument("--reason", help="why (stored; a rejection's reflection quotes it)")
         p.add_argument("--decider", help="who decides (default: config review.decider, OS user)")
+        if verdict == "accept":
+            p.add_argument(
+                "--policy-text",
+                metavar="FILE",
+                help="a policy proposal's edited text, from FILE (- = stdin)",
+            )
         _location(p)
         _json(p)
 
@@ -178,7 +203,9 @@ def _who(p: argparse.ArgumentParser) -> None:
 
 
 def _reflect(sub: argparse._SubParsersAction) -> None:
-    top = sub.add_parser("reflect", help="read, challenge, invalidate, reinstate reflections")
+    top = sub.add_parser(
+        "reflect", help="read, challenge, invalidate, consolidate reflections; pause writing"
+    )
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     p = _leaf(acts, "list", "reflect:list_", "reflections by id, a keyset page at a time")
@@ -226,6 +253,30 @@ def _reflect(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--days", type=int, help="horizon in days (config fading_days)")
     p.add_argument("--limit", type=int, default=500, help="rows (default 500)")
     _json(p)
+
+    p = _leaf(
+        acts,
+        "consolidate",
+        "reflect_consolidate:consolidate",
+        "plan triage/SHY/SWS/REM and queue each change as a proposal",
+        epilog="Items: prune_reflection (SWS), decay_synapses (SHY), summarize_community "
+        "and retire_policy (REM). Settings: [consolidate] in docs/config.md.",
+    )
+    _location(p)
+    p.add_argument("--dry-run", action="store_true", help="show the plan, queue nothing")
+    p.add_argument("--threshold", type=float, help="R threshold (config pruning_threshold)")
+    _json(p)
+
+    for verb, help_ in (
+        ("disable", "pause reflection writing: decisions grade, rejections write none"),
+        ("enable", "resume reflection writing for the project"),
+    ):
+        p = _leaf(acts, verb, f"reflect_consolidate:{verb}", help_)
+        if verb == "disable":
+            p.add_argument("--reason", help="why (shown in the console)")
+        _who(p)
+        _location(p)
+        _json(p)
 
 
 def _communities(sub: argparse._SubParsersAction) -> None:
