@@ -1,14 +1,15 @@
 """Agent-brain metrics over time: acceptance per skill, time per decision (the
-Maintenance Amortized Cost), policy emergence and reflections at risk.
+Maintenance Amortized Cost, MAC) by week, by agent-brain age and by runtime, acceptance
+over successive consolidations, policy emergence and reflections at risk.
 
 Weeks start on Monday (UTC) and are named by that date. Only standing decisions count
-(undone ones are ignored); ``dismiss`` is neither an acceptance nor a rejection. Missing
-brainview tables (a fresh agent brain) mean no decisions yet, not an error.
+(undone ones are ignored); ``dismiss`` is neither an acceptance nor a rejection but
+counts as maintainer time. Missing brainview tables (a fresh agent brain) mean no
+decisions yet, not an error. What each number means: ``docs/metrics.md``.
 """
 
 from __future__ import annotations
 
-import statistics
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
@@ -18,7 +19,12 @@ import numpy as np
 from sqlalchemy import text
 
 from brainview.core import fsrs_math
+from brainview.services import metrics_seed as seed
 from brainview.services.curves import crossing_days, reflection_cards
+from brainview.services.metrics_consolidation import (
+    ConsolidationAcceptance,
+    consolidation_acceptance,
+)
 from brainview.services.project import Project
 from brainview.store.readmodel import table_exists
 
@@ -42,8 +48,7 @@ class SkillWeek:
     @property
     def rate(self) -> float | None:
         """Accepted share of accept + reject (``None`` without verdicts)."""
-        decided = self.accepted + self.rejected
-        return self.accepted / decided if decided else None
+        return seed.rate(self.accepted, self.rejected)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,33 @@ class DecisionWeek:
 
 
 @dataclass(frozen=True)
+class AgeWeek:
+    """Decisions taken while the agent brain was ``age_week`` whole weeks old."""
+
+    age_week: int
+    decisions: int
+    median_seconds: float | None
+
+
+@dataclass(frozen=True)
+class RuntimeStats:
+    """MAC and verdicts of one runtime's proposals (``week`` empty: all weeks)."""
+
+    runtime: str
+    decisions: int
+    median_seconds: float | None
+    accepted: int
+    rejected: int
+    dismissed: int
+    week: str = ""
+
+    @property
+    def rate(self) -> float | None:
+        """Accepted share of accept + reject (``None`` without either)."""
+        return seed.rate(self.accepted, self.rejected)
+
+
+@dataclass(frozen=True)
 class AtRisk:
     """Reflections already below the pruning threshold or falling below it soon."""
 
@@ -67,6 +99,10 @@ class AtRisk:
     never_reviewed: int
 
 
+def _with_rate(rows: list[Any]) -> list[dict[str, Any]]:
+    return [asdict(r) | {"rate": r.rate} for r in rows]
+
+
 @dataclass
 class AgentMetrics:
     """Everything the Overview plots and ``stats --json`` reports for the agent brain."""
@@ -74,40 +110,60 @@ class AgentMetrics:
     acceptance: list[SkillWeek] = field(default_factory=list)
     decision_time: list[DecisionWeek] = field(default_factory=list)
     policies_per_week: dict[str, int] = field(default_factory=dict)
+    """Live policy neurons by the week they were created."""
     at_risk: AtRisk | None = None
+    agent_born_at: str | None = None
+    """``created_at`` of the agent brain's first neuron (ISO, UTC)."""
+    decision_time_by_age: list[AgeWeek] = field(default_factory=list)
+    policies_accepted_per_week: dict[str, int] = field(default_factory=dict)
+    """Standing accepts of ``summarize_community`` proposals by decision week."""
+    by_runtime: list[RuntimeStats] = field(default_factory=list)
+    by_runtime_week: list[RuntimeStats] = field(default_factory=list)
+    consolidations: list[ConsolidationAcceptance] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (rates included)."""
+
+        def runtime_rows(rows: list[RuntimeStats], weekly: bool) -> list[dict[str, Any]]:
+            out = _with_rate(rows)
+            for row in out:
+                if not weekly:
+                    del row["week"]
+            return out
+
         return {
-            "acceptance": [asdict(w) | {"rate": w.rate} for w in self.acceptance],
+            "acceptance": _with_rate(self.acceptance),
             "decision_time": [asdict(w) for w in self.decision_time],
             "policies_per_week": self.policies_per_week,
             "at_risk": asdict(self.at_risk) if self.at_risk else None,
+            "agent_born_at": self.agent_born_at,
+            "decision_time_by_age": [asdict(a) for a in self.decision_time_by_age],
+            "policies_accepted_per_week": self.policies_accepted_per_week,
+            "by_runtime": runtime_rows(self.by_runtime, weekly=False),
+            "by_runtime_week": runtime_rows(self.by_runtime_week, weekly=True),
+            "consolidations": [c.to_json() for c in self.consolidations],
         }
 
 
 def agent_metrics(project: Project, now: datetime, *, threshold: float, days: int) -> AgentMetrics:
-    """Compute the metrics (SQL aggregates plus one vectorised pass over cards)."""
+    """Compute the metrics: one columnar read of the standing decisions (grouped with
+    numpy), SQL aggregates for consolidations and the agent brain's birth, one vectorised
+    pass over the reflection cards."""
     agent = project.require_agent()
     out = AgentMetrics()
     with agent.read() as conn:
+        born = seed.agent_born(conn)
+        out.agent_born_at = fsrs_math.format_ts(born) if born else None
         if table_exists(conn, "brainview_decision") and table_exists(conn, "brainview_proposal"):
-            rows = conn.execute(
-                text(
-                    "SELECT d.decided_at, d.verdict, d.seconds_on_screen, p.skill "
-                    "FROM brainview_decision d JOIN brainview_proposal p ON p.id = d.proposal_id "
-                    "WHERE d.undone_at IS NULL ORDER BY d.decided_at"
-                )
-            ).all()
-            out.acceptance = _acceptance(rows)
-            out.decision_time = _decision_time(rows)
+            _decisions(out, seed.read_decisions(conn), born)
+        out.consolidations = consolidation_acceptance(conn)
         live = agent.era.live("n")
-        born: dict[str, int] = defaultdict(int)
+        born_weeks: dict[str, int] = defaultdict(int)
         for (created,) in conn.execute(
             text(f"SELECT created_at FROM neuron n WHERE n.type = 'policy' AND {live}")
         ):
-            born[week_of(created)] += 1
-        out.policies_per_week = dict(sorted(born.items()))
+            born_weeks[week_of(created)] += 1
+        out.policies_per_week = dict(sorted(born_weeks.items()))
         ids = [
             r[0]
             for r in conn.execute(
@@ -127,23 +183,37 @@ def agent_metrics(project: Project, now: datetime, *, threshold: float, days: in
     return out
 
 
-def _acceptance(rows: list[Any]) -> list[SkillWeek]:
-    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for decided_at, verdict, _seconds, skill in rows:
-        if verdict in ("accept", "reject"):
-            counts[(week_of(decided_at), skill or "")][verdict == "reject"] += 1
-    return [SkillWeek(w, s, a, r) for (w, s), (a, r) in sorted(counts.items())]
-
-
-def _decision_time(rows: list[Any]) -> list[DecisionWeek]:
-    seconds: dict[str, list[float]] = defaultdict(list)
-    decisions: dict[str, int] = defaultdict(int)
-    for decided_at, _verdict, secs, _skill in rows:
-        week = week_of(decided_at)
-        decisions[week] += 1
-        if secs is not None:
-            seconds[week].append(float(secs))
-    return [
-        DecisionWeek(w, n, statistics.median(seconds[w]) if seconds[w] else None)
-        for w, n in sorted(decisions.items())
+def _decisions(out: AgentMetrics, d: seed.Decisions, born: datetime | None) -> None:
+    """Fill the decision-based metrics from the standing decisions' columns."""
+    name = seed.week_name
+    out.decision_time = [
+        DecisionWeek(name(g.key), g.decisions, g.median_seconds) for g in seed.group(d.week, d)
     ]
+    n_skills = max(1, len(d.skills))
+    acceptance = [
+        SkillWeek(name(g.key // n_skills), d.skills[g.key % n_skills], g.accepted, g.rejected)
+        for g in seed.group(d.week * n_skills + d.skill, d)
+        if g.accepted or g.rejected
+    ]
+    out.acceptance = sorted(acceptance, key=lambda w: (w.week, w.skill))
+    out.decision_time_by_age = [
+        AgeWeek(g.key, g.decisions, g.median_seconds)
+        for g in seed.group(seed.age_weeks(d, born), d)
+    ]
+    out.policies_accepted_per_week = seed.policies_accepted(d)
+    out.by_runtime = sorted(
+        (_runtime(d.runtimes[g.key], g) for g in seed.group(d.runtime, d)),
+        key=lambda r: r.runtime,
+    )
+    n_rt = max(1, len(d.runtimes))
+    weekly = [
+        _runtime(d.runtimes[g.key % n_rt], g, name(g.key // n_rt))
+        for g in seed.group(d.week * n_rt + d.runtime, d)
+    ]
+    out.by_runtime_week = sorted(weekly, key=lambda r: (r.week, r.runtime))
+
+
+def _runtime(runtime: str, g: seed.Group, week: str = "") -> RuntimeStats:
+    return RuntimeStats(
+        runtime, g.decisions, g.median_seconds, g.accepted, g.rejected, g.dismissed, week
+    )

@@ -65,7 +65,14 @@ def test_weekly_acceptance_time_policies_and_risk(demo, now) -> None:  # type: i
     times = {w.week: w for w in m.decision_time}
     assert times[week1].median_seconds == 20 and times[week1].decisions == 2
     assert times[week2].median_seconds == 20 and times[week2].decisions == 1  # undone one gone
-    assert m.policies_per_week == {metrics.week_of(now - timedelta(days=20)): 2}
+    # The two theme policies (now − 20 d), plus any other live policy the demo writes.
+    assert m.policies_per_week[metrics.week_of(now - timedelta(days=20))] == 2
+    db = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+    (live_policies,) = db.execute(
+        "SELECT COUNT(*) FROM neuron WHERE type = 'policy' AND retired_at IS NULL"
+    ).fetchone()
+    db.close()
+    assert sum(m.policies_per_week.values()) == live_policies
     assert m.at_risk is not None
     assert m.at_risk.within_days == fading.total and m.at_risk.below_now == fading.below_now
     doc = m.to_json()

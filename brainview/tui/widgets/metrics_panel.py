@@ -1,17 +1,33 @@
-"""Agent-brain metrics on the Overview: acceptance, time per decision (MAC), policy
-emergence and reflections at risk — numbers plus week-by-week sparklines."""
+"""Agent-brain metrics on the Overview: acceptance (by week, by runtime, over successive
+consolidations), time per decision (MAC) by week and by agent-brain age, policy
+emergence and reflections at risk — numbers plus sparklines where there is history.
+
+Filled from ``AgentMetrics.to_json()`` (docs/metrics.md). Names from the brain (skills,
+runtimes) go through :func:`one_line` into ``rich.text.Text``: never markup.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import date, timedelta
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Sparkline, Static
 
 from brainview.core.safe_text import one_line
+
+SPARKS = (
+    (("acceptance", "accept/wk"), ("mac", "MAC s/wk")),
+    (("age", "MAC s/age"), ("policies", "policy/wk")),
+)
+"""Sparkline rows, two cells each: id suffix and label."""
+RUNTIMES_SHOWN = 3
+"""Runtimes listed by name (most decisions first); the rest are counted."""
+NAME_WIDTH = 16
 
 
 def _acceptance_by_week(acceptance: list[dict[str, Any]]) -> list[tuple[str, float]]:
@@ -22,19 +38,96 @@ def _acceptance_by_week(acceptance: list[dict[str, Any]]) -> list[tuple[str, flo
     return [(k, a / n) for k, (a, n) in sorted(weeks.items()) if n]
 
 
+def _weekly(counts: dict[str, int], weeks: list[str]) -> list[float]:
+    """``counts`` on every Monday from the first to the last of ``weeks`` and ``counts``
+    (zeros included: a week without a new policy is data, not a gap)."""
+    known = sorted({*weeks, *counts})
+    if not known:
+        return []
+    day, last = date.fromisoformat(known[0]), date.fromisoformat(known[-1])
+    out = []
+    while day <= last:
+        out.append(float(counts.get(day.isoformat(), 0)))
+        day += timedelta(days=7)
+    return out
+
+
+def _pct(rate: float | None) -> str:
+    return "—" if rate is None else f"{rate:.0%}"
+
+
+def _secs(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f} s"
+
+
+def _pad(name: str, width: int) -> str:
+    """``name`` cut (with an ellipsis) or padded to ``width`` terminal cells, plus a space."""
+    if cell_len(name) > width:
+        name = set_cell_size(name, width - 1) + "…"
+    return set_cell_size(name, width) + " "
+
+
+def _runtimes(lines: Text, rows: list[dict[str, Any]]) -> None:
+    """A small table: runtime, accepted/decided and rate, MAC, decisions."""
+    if not rows:
+        return
+    ranked = sorted(rows, key=lambda r: (-r["decisions"], r["runtime"]))
+    header = f"{'accepted':<12}{'MAC':>9}{'decisions':>11}"
+    lines.append(_pad("by runtime", NAME_WIDTH) + header + "\n", style="dim")
+    for r in ranked[:RUNTIMES_SHOWN]:
+        decided = r["accepted"] + r["rejected"]
+        lines.append(_pad(one_line(r["runtime"], 64), NAME_WIDTH))
+        lines.append(f"{r['accepted']:>3}/{decided:<3} {_pct(r['rate']):>4}")
+        lines.append(f"{_secs(r['median_seconds']):>9}{r['decisions']:>11}\n")
+    if len(ranked) > RUNTIMES_SHOWN:
+        lines.append(f"… {len(ranked) - RUNTIMES_SHOWN} more runtime(s)\n", style="dim")
+
+
+def _consolidations(lines: Text, plans: list[dict[str, Any]]) -> None:
+    """Acceptance of the last three consolidations, oldest first; the last one's items."""
+    if not plans:
+        return
+    last = plans[-1]
+    lines.append("consolidations ")
+    lines.append(" → ".join(_pct(c["rate"]) for c in plans[-3:]))
+    lines.append(
+        f" (last {last['accepted']}/{last['accepted'] + last['rejected']}, "
+        f"{last['pending']}/{last['n_items']} pending)\n"
+    )
+
+
 class MetricsPanel(Vertical):
-    """Filled from ``AgentMetrics.to_json()``; shows a plain message until then."""
+    """Shows a plain message until :meth:`show` gets the metrics."""
+
+    DEFAULT_CSS = """
+    MetricsPanel .spark-row {
+        height: 1;
+    }
+    MetricsPanel .spark-cell {
+        width: 1fr;
+        height: 1;
+        padding-right: 1;
+    }
+    MetricsPanel .spark-cell .spark-label {
+        width: 10;
+    }
+    MetricsPanel .spark-cell Sparkline {
+        width: 1fr;
+    }
+    """
 
     def compose(self) -> ComposeResult:
         yield Static(Text("metrics: loading…", style="dim italic"), id="metrics-text")
-        yield Static("acceptance rate by week", classes="spark-label")
-        yield Sparkline([], id="spark-acceptance")
-        yield Static("median seconds per decision by week (MAC)", classes="spark-label")
-        yield Sparkline([], id="spark-mac")
+        for k, cells in enumerate(SPARKS):
+            with Horizontal(id=f"spark-row-{k}", classes="spark-row"):
+                for key, label in cells:
+                    with Horizontal(id=f"cell-{key}", classes="spark-cell"):
+                        yield Static(label, classes="spark-label")
+                        yield Sparkline([], id=f"spark-{key}")
 
     def on_mount(self) -> None:
-        for widget in (*self.query(".spark-label"), *self.query(Sparkline)):
-            widget.display = False
+        for row in self.query(".spark-row"):
+            row.display = False
 
     def show(self, data: dict[str, Any] | None) -> None:
         """Render the metrics (``None``: no agent brain)."""
@@ -46,6 +139,7 @@ class MetricsPanel(Vertical):
         lines.append("agent metrics\n", style="bold underline")
         acc = _acceptance_by_week(data["acceptance"])
         mac = [w for w in data["decision_time"] if w["median_seconds"] is not None]
+        ages = [a for a in data.get("decision_time_by_age", []) if a["median_seconds"] is not None]
         if acc:
             week, rate = acc[-1]
             lines.append(f"acceptance {rate:.0%} in week of {week}")
@@ -59,14 +153,23 @@ class MetricsPanel(Vertical):
             lines.append("no decisions yet — triage a few and the rates appear here\n")
         if mac:
             lines.append(
-                f"MAC {mac[-1]['median_seconds']:.1f} s/decision "
-                f"({mac[-1]['decisions']} decision(s) that week)\n"
+                f"MAC {mac[-1]['median_seconds']:.1f} s/decision ({mac[-1]['decisions']} that week)"
             )
+            if len(ages) > 1:
+                lines.append(
+                    f"; by age {ages[0]['median_seconds']:.0f} → {ages[-1]['median_seconds']:.0f} s"
+                )
+            lines.append("\n")
+        _runtimes(lines, data.get("by_runtime", []))
+        _consolidations(lines, data.get("consolidations", []))
         policies = data["policies_per_week"]
         lines.append(f"policies {sum(policies.values())}")
         if policies:
-            last = sorted(policies)[-1]
-            lines.append(f" (latest week {last}: {policies[last]})")
+            latest = sorted(policies)[-1]
+            lines.append(f" (latest week {latest}: {policies[latest]})")
+        accepted = data.get("policies_accepted_per_week", {})
+        if accepted:
+            lines.append(f" · {sum(accepted.values())} accepted")
         lines.append("\n")
         risk = data.get("at_risk")
         if risk:
@@ -76,13 +179,24 @@ class MetricsPanel(Vertical):
                 f"{risk['never_reviewed']} never reviewed"
             )
         text.update(lines)
-        # Sparklines only where there is a history to draw (an empty one would mislead).
-        for key, values in (
-            ("acceptance", [r for _w, r in acc]),
-            ("mac", [float(w["median_seconds"]) for w in mac]),
-        ):
+        weeks = [w["week"] for w in data["decision_time"]]
+        self._sparks(
+            {
+                "acceptance": [r for _w, r in acc],
+                "mac": [float(w["median_seconds"]) for w in mac],
+                "age": [float(a["median_seconds"]) for a in ages],
+                "policies": _weekly(accepted, weeks) if accepted else [],
+            }
+        )
+
+    def _sparks(self, series: dict[str, list[float]]) -> None:
+        # Only where there is a history to draw (an empty one would mislead).
+        for key, values in series.items():
             spark = self.query_one(f"#spark-{key}", Sparkline)
             spark.data = values
             spark.display = len(values) > 0
-        for label, shown in zip(self.query(".spark-label"), (bool(acc), bool(mac)), strict=True):
-            label.display = shown
+            # Hidden, not removed: the other cell of the row keeps its half.
+            self.query_one(f"#cell-{key}").visible = spark.display
+        for k, cells in enumerate(SPARKS):
+            shown = any(series[key] for key, _label in cells)
+            self.query_one(f"#spark-row-{k}").display = shown
