@@ -29,3 +29,17 @@ def parse_refs(content: str) -> list[str]:
 def format_ref(neuron_id: str) -> str:
     """The token that refers to a user neuron."""
     return f"[user:{neuron_id}]"
+
+
+def name_refs(content: str, titles: dict[str, tuple[str, bool]]) -> str:
+    """``content`` with each ``[user:id]`` replaced by ``⟦title⟧`` (``⟦title ⚠ retired⟧``
+    when retired, ``⟦id ✗ dangling⟧`` when ``titles`` — id → (title, live) — lacks it)."""
+
+    def named(match: re.Match[str]) -> str:
+        found = titles.get(match.group(1))
+        if found is None:
+            return f"⟦{match.group(1)} ✗ dangling⟧"
+        title, live = found
+        return f"⟦{title}⟧" if live else f"⟦{title} ⚠ retired⟧"
+
+    return USER_REF.sub(named, content or "")

@@ -10,7 +10,6 @@ Rescue / let-go decisions on fading reflections are appended to
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
-from brainview.core.refs import USER_REF, UserRef, parse_refs
+from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
 from brainview.services.project import Project
@@ -218,14 +217,8 @@ def titles(project: Project, conn: Connection, ids: list[str]) -> dict[str, str]
     with project.user.read() as uconn:
         users = neurons_by_ids(uconn, project.user.era, wanted) if wanted else {}
 
-    def named(match: re.Match[str]) -> str:
-        row = users.get(match.group(1))
-        if row is None:
-            return f"⟦{match.group(1)} ✗ dangling⟧"
-        name = first_line(row.content, 40) or row.id
-        return f"⟦{name}⟧" if row.live else f"⟦{name} ⚠ retired⟧"
-
-    return {rid: USER_REF.sub(named, head) for rid, head in heads.items()}
+    known = {u.id: (first_line(u.content, 40) or u.id, u.live) for u in users.values()}
+    return {rid: name_refs(head, known) for rid, head in heads.items()}
 
 
 def decide_fading(

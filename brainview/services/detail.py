@@ -14,13 +14,15 @@ the planner's reason.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
 
 from brainview.core.kinds import check_params, is_agent_kind
+from brainview.core.refs import name_refs, parse_refs
+from brainview.core.safe_text import first_line
 from brainview.errors import ConflictError, NotFoundError
 from brainview.services import lifecycle
 from brainview.services.apply import intent as intents
@@ -53,6 +55,8 @@ class ReflectionView:
     recent_grades: list[int]
     state: str = "live"
     """Lifecycle state: live, challenged, invalidated or retired."""
+    display: str | None = None
+    """``content`` with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
 
 
 @dataclass
@@ -154,6 +158,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         retrieved=[v for v in views if v.role == "retrieved"],
     )
     refs, _ = check_params(detail.kind, params)
+    _name_refs(project, detail)
     if is_agent_kind(detail.kind):
         with agent.read() as aconn, project.user.read() as uconn:
             if detail.status == "pending":
@@ -181,6 +186,25 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     return detail
 
 
+def _name_refs(project: Project, detail: ProposalDetail) -> None:
+    """Name the ``[user:…]`` references of the shown reflections (one batch read)."""
+    views = detail.consulted + detail.retrieved
+    shown = {v.id: v.content[:DISPLAY_CHARS] for v in views}
+    wanted = sorted({r for text in shown.values() for r in parse_refs(text)})
+    if not wanted:
+        return
+    with project.user.read() as uconn:
+        users = neurons_by_ids(uconn, project.user.era, wanted)
+    known = {u.id: (first_line(u.content, 40) or u.id, u.live) for u in users.values()}
+
+    def named(v: ReflectionView) -> ReflectionView:
+        return replace(v, display=name_refs(shown[v.id], known))
+
+    detail.consulted = [named(v) for v in detail.consulted]
+    detail.retrieved = [named(v) for v in detail.retrieved]
+
+
+DISPLAY_CHARS = 2_000
 PREVIEW_NEURON_LIMIT = 2_000
 """Domain-wide proposals touching more live neurons than this get a summarised preview
 (counts, not every row): building the full plan of a 200k-neuron rename costs about a

@@ -196,7 +196,7 @@ async def test_community_bulk_with_blast_marks_then_one_undo(demo: tuple[Path, D
         ).fetchone() == (1,)
         assert conn.execute(
             "SELECT COUNT(*) FROM neuron WHERE retired_at IS NOT NULL"
-        ).fetchone() == (n,)
+        ).fetchone() == (n + len(info.superseded_ids),)
         conn.close()
         assert state(root, policy) == "invalidated"
         await pilot.press("U")  # one undo reverts the whole bulk action

@@ -112,3 +112,20 @@ async def test_metrics_fill_in_after_decisions(demo) -> None:  # type: ignore[no
         text = str(app.screen.query_one("#metrics-text").render())
         assert "acceptance 50%" in text and "MAC 16.0 s/decision" in text
         assert app.screen.query_one("#spark-acceptance", Sparkline).display
+
+
+async def test_overview_counts_again_after_triage(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview", decider="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        agent = app.screen.query_one("#agent-vitals", Vitals)
+        assert agent.proposals is not None and agent.proposals["pending"] == 36
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert agent.proposals["pending"] == 35
+        assert agent.proposals["accepted"] == 1

@@ -185,8 +185,11 @@ def test_export_out_is_atomic(demo, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 def test_reflect_list_pages_filters_and_shape(demo) -> None:  # type: ignore[no-untyped-def]
-    root, _ = demo
-    retired = sql(root, "SELECT id FROM neuron WHERE type='reflection' ORDER BY id LIMIT 1")[0][0]
+    root, info = demo
+    retired = sql(
+        root,
+        "SELECT id FROM neuron WHERE type='reflection' AND retired_at IS NULL ORDER BY id LIMIT 1",
+    )[0][0]
     conn = sqlite3.connect(agent_db(root))
     conn.execute("UPDATE neuron SET retired_at = ? WHERE id = ?", (DEMO_NOW.isoformat(), retired))
     conn.commit()
@@ -224,8 +227,8 @@ def test_reflect_list_pages_filters_and_shape(demo) -> None:  # type: ignore[no-
     gone = json.loads(
         cli("reflect", "list", "-C", str(root), "--status", "retired", "--json").stdout
     )
-    assert [r["id"] for r in gone["reflections"]] == [retired]
-    assert gone["reflections"][0]["status"] == "retired"
+    assert [r["id"] for r in gone["reflections"]] == sorted([retired, *info.superseded_ids])
+    assert {r["status"] for r in gone["reflections"]} == {"retired"}
     tutor = json.loads(cli("reflect", "list", "-C", str(root), "--skill", "tutor", "--json").stdout)
     n_tutor = sql(
         root,
@@ -236,7 +239,7 @@ def test_reflect_list_pages_filters_and_shape(demo) -> None:  # type: ignore[no-
     policies = json.loads(
         cli("reflect", "list", "-C", str(root), "--type", "policy", "--json").stdout
     )
-    assert policies["total"] == 2
+    assert policies["total"] == 2 + (info.orphan_policy_id is not None)
     assert cli("reflect", "list", "-C", str(root), "--limit", "0").returncode == 2
 
 

@@ -36,7 +36,8 @@ def test_invalidate_then_undo_restores_every_row(demo) -> None:  # type: ignore[
     retired = sql(agent_db(root), "SELECT retired_at FROM neuron WHERE id IN (?, ?)", a, b)
     assert all(r[0] is not None for r in retired)
     listed = ok_json("reflect", "list", "-C", str(root), "--status", "retired")
-    assert {(r["id"], r["state"]) for r in listed["reflections"]} == {
+    # (the demo also holds superseded reflections, retired long ago)
+    assert {(r["id"], r["state"]) for r in listed["reflections"] if r["id"] in (a, b)} == {
         (a, "invalidated"),
         (b, "invalidated"),
     }

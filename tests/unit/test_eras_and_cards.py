@@ -45,7 +45,8 @@ def test_07_counts_agree_with_rows(project) -> None:  # type: ignore[no-untyped-
     skills = dict(
         _rows(
             project.paths.agent_db,
-            "SELECT domain, COUNT(*) FROM neuron WHERE type='reflection' GROUP BY 1",
+            "SELECT domain, COUNT(*) FROM neuron WHERE type='reflection' "
+            "AND retired_at IS NULL GROUP BY 1",
         )
     )
     assert a["reflections_per_skill"] == skills

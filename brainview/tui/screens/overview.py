@@ -43,7 +43,15 @@ class OverviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         # Paint first; start the reads once the first frame is out.
+        self._shown = False
         self.call_after_refresh(self.action_reload)
+
+    def on_screen_resume(self) -> None:
+        """Back from triage or communities: count again in place (decisions moved the
+        numbers); the first showing is ``on_mount``'s."""
+        if self._shown:
+            self.load_stats()
+        self._shown = True
 
     def action_reload(self) -> None:
         """Start the background reads (stats first, then distributions)."""

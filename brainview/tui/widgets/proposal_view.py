@@ -153,7 +153,7 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
             f" · reject → {GRADE_NAMES.get(rej, 'none') if rej else 'none'}",
             style="dim",
         )
-    body = safe_text(v.content, limit=REFLECTION_LIMIT)
+    body = safe_text(v.display or v.content, limit=REFLECTION_LIMIT)
     out: list[RenderableType] = [head, body]
     if v.note:
         out.append(Text("  note: " + one_line(v.note, 200), style="italic"))
