@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.worker import WorkerError
 
-from brainview.demo.generator import DEMO_NOW, DemoInfo, build_project
+from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec, build_project
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
@@ -28,6 +28,9 @@ SHOTS = [
     ("fading-120x40", "communities", (120, 40), ["f"]),
     ("reflection-120x40", "communities", (120, 40), ["@reflection"]),
     ("triage-light-120x40", "triage", (120, 40), ["@light"]),
+    ("consolidate-120x40", "communities", (120, 40), ["z"]),
+    # Last: it queues the demo's consolidation.
+    ("policy-120x40", "triage", (120, 40), ["@policy"]),
 ]
 
 
@@ -36,6 +39,18 @@ async def settle(app, pilot) -> None:  # type: ignore[no-untyped-def]
         with contextlib.suppress(WorkerError):
             await app.workers.wait_for_complete()
         await pilot.pause(0.1)
+
+
+def _queue_consolidation(root: Path) -> str:
+    from brainview.services import consolidate
+    from brainview.services.project import Project
+
+    with Project.open(discover(root), write_agent=True) as p:
+        plan = consolidate.plan(p, now=DEMO_NOW, in_process=True)
+        ids = consolidate.queue(p, plan, now=DEMO_NOW)
+    return next(
+        pid for pid, i in zip(ids, plan.items, strict=True) if i.kind == "summarize_community"
+    )
 
 
 async def shoot(
@@ -49,6 +64,8 @@ async def shoot(
                 app.open_reflection(info.adversarial_ids[0])
             elif key == "@light":
                 app.theme = "textual-light"
+            elif key == "@policy":  # queue the consolidation, show its first policy
+                app.screen.show_only(_queue_consolidation(root))
             else:
                 await pilot.press(key)
             await settle(app, pilot)
@@ -58,7 +75,7 @@ async def shoot(
 def main() -> None:
     root = Path(tempfile.gettempdir()) / "brainview-screens" / "demo"
     shutil.rmtree(root.parent, ignore_errors=True)
-    info = build_project(root)
+    info = build_project(root, DemoSpec(history=True))
     try:
         for shot in SHOTS:
             asyncio.run(shoot(root, info, *shot))

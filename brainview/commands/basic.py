@@ -57,7 +57,7 @@ def demo(args: argparse.Namespace) -> int:
     else:
         if target.exists() and not target.is_dir():
             raise UsageError(f"{target} exists and is not a directory")
-        build_project(target, DemoSpec(seed=args.seed, now=now()))
+        build_project(target, DemoSpec(seed=args.seed, now=now(), history=True))
         print(f"brainview: demo project written to {target}", file=sys.stderr)
     if args.no_open:
         return 0

@@ -34,6 +34,8 @@ class DemoSpec:
     history_days: int = 90
     adversarial: bool = True
     spiked_fraction: float = 0.7
+    history: bool = False
+    """Six weeks of past decisions and a consolidation (``brainview demo`` asks for it)."""
 
 
 @dataclass
@@ -240,6 +242,10 @@ def build_project(root: Path, spec: DemoSpec = DemoSpec()) -> DemoInfo:
     build_agent_brain(spikuit / "agent" / "circuit.db", spec, info)
     if spec.proposals:
         queue_demo_proposals(root, spec, info)
+    if spec.history:
+        from brainview.demo.history import seed_history
+
+        seed_history(root, spec, info)
     return info
 
 
