@@ -39,7 +39,7 @@ HELP = {
     ),
     "open": (
         "usage: brainview open [-h] [-C PATH] [--user USER] [--agent AGENT]\n"
-        "                      [--screen {overview,triage}]\n"
+        "                      [--screen {overview,triage,communities}]\n"
         "                      [path]\n"
         "\n"
         "Open the console (the default command).\n"
@@ -54,7 +54,7 @@ HELP = {
         "                        project dir, .spikuit dir or circuit.db\n"
         "  --user USER           user brain: path or sqlite:/// URL\n"
         "  --agent AGENT         agent brain: path or sqlite:/// URL\n"
-        "  --screen {overview,triage}\n"
+        "  --screen {overview,triage,communities}\n"
         "                        screen to start on"
     ),
     "demo": (
@@ -108,8 +108,8 @@ HELP = {
     ),
     "serve": (
         "usage: brainview serve [-h] [-C PATH] [--user USER] [--agent AGENT]\n"
-        "                       [--screen {overview,triage}] [--demo] [--host HOST]\n"
-        "                       [--port PORT] [--public]\n"
+        "                       [--screen {overview,triage,communities}] [--demo]\n"
+        "                       [--host HOST] [--port PORT] [--public]\n"
         "                       [path]\n"
         "\n"
         "Serve the console as a web page (textual-serve).\n"
@@ -124,7 +124,7 @@ HELP = {
         "                        project dir, .spikuit dir or circuit.db\n"
         "  --user USER           user brain: path or sqlite:/// URL\n"
         "  --agent AGENT         agent brain: path or sqlite:/// URL\n"
-        "  --screen {overview,triage}\n"
+        "  --screen {overview,triage,communities}\n"
         "                        screen to start on\n"
         "  --demo                serve demo brains (PATH: where to write)\n"
         "  --host HOST           address to listen on (127.0.0.1)\n"

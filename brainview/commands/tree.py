@@ -72,7 +72,9 @@ def _leaf(sub: argparse._SubParsersAction, name: str, run: str, help_: str, **kw
 def _basic(sub: argparse._SubParsersAction) -> None:
     p = _leaf(sub, "open", "basic:open_app", "open the console (the default command)")
     _location(p, positional=True)
-    p.add_argument("--screen", choices=["overview", "triage"], help="screen to start on")
+    p.add_argument(
+        "--screen", choices=["overview", "triage", "communities"], help="screen to start on"
+    )
 
     p = _leaf(sub, "demo", "basic:demo", "write realistic demo brains and open them")
     p.add_argument("dir", nargs="?", help="where to write the demo project (default: a temp dir)")
@@ -96,7 +98,9 @@ def _basic(sub: argparse._SubParsersAction) -> None:
         "this machine can connect unless --public: the console writes to the brains.",
     )
     _location(p, positional=True)
-    p.add_argument("--screen", choices=["overview", "triage"], help="screen to start on")
+    p.add_argument(
+        "--screen", choices=["overview", "triage", "communities"], help="screen to start on"
+    )
     p.add_argument("--demo", action="store_true", help="serve demo brains (PATH: where to write)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="TCP port, 0 = any free one (8000)")

@@ -152,3 +152,18 @@ def pending_targets(conn: Connection) -> dict[str, set[str]]:
         else:
             out[kind].add(str(p.get("policy")))
     return out
+
+
+def kept_reflections(conn: Connection) -> set[str]:
+    """Reflections a maintainer chose to keep by rejecting their prune (standing
+    decisions): a later consolidation does not propose pruning them again."""
+    if not (table_exists(conn, "brainview_proposal") and table_exists(conn, "brainview_decision")):
+        return set()
+    rows = conn.execute(
+        text(
+            "SELECT p.params_json FROM brainview_proposal p JOIN brainview_decision d "
+            "ON d.proposal_id = p.id WHERE p.kind = 'prune_reflection' AND d.verdict = 'reject' "
+            "AND d.undone_at IS NULL"
+        )
+    ).all()
+    return {str(json.loads(r[0]).get("reflection")) for r in rows}

@@ -247,3 +247,18 @@ def test_edited_policy_text_is_written_and_undo_is_exact(demo, now) -> None:
         review.undo(p, result.decision_id, now=now, actor="ann")
     after = _dump(_agent_db(root), SPIKUIT_TABLES)
     assert after == before
+
+
+def test_a_rejected_prune_is_not_proposed_again(demo, now) -> None:
+    root = demo[0]
+    plan = _plan(root, now)
+    k = next(k for k, i in enumerate(plan.items) if i.kind == "prune_reflection")
+    rid = plan.items[k].params["reflection"]
+    with Project.open(discover(root), write_agent=True) as p:
+        ids = consolidate.queue(p, plan, now=now)
+        review.decide(p, ids[k], "reject", reason="still useful", decider="ann", now=now)
+        for pid in ids[:k] + ids[k + 1 :]:
+            review.dismiss(p, pid, decider="ann", now=now)
+    again = _plan(root, now)
+    assert rid not in {i.params.get("reflection") for i in again.items}
+    assert again.skipped["kept (a maintainer rejected its prune)"] == 1

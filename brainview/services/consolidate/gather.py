@@ -19,7 +19,7 @@ from brainview.core.consolidation import FireStats, Settings, SynapseRow
 from brainview.services.clustering_runner import graph_fingerprint
 from brainview.services.curves import reflection_cards
 from brainview.store.bv_schema_communities import standing_fading
-from brainview.store.bv_schema_consolidation import pending_targets
+from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver
@@ -59,6 +59,8 @@ class AgentState:
     synapses: list[SynapseRow]
     policies: dict[str, Policy]
     pending: dict[str, set[str]] = field(default_factory=dict)
+    kept: set[str] = field(default_factory=set)
+    """Reflections whose prune a maintainer rejected (not proposed again)."""
 
 
 def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str:
@@ -171,6 +173,7 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
         synapses=synapses,
         policies=_policies(raw, era, live),
         pending=pending_targets(conn),
+        kept=kept_reflections(conn),
     )
 
 

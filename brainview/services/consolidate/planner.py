@@ -70,6 +70,9 @@ def _sws(
         if rid in st.pending["prune_reflection"]:
             skipped["already pending"] += 1
             continue
+        if rid in st.kept:
+            skipped["kept (a maintainer rejected its prune)"] += 1
+            continue
         assert r is not None
         why = (
             f"R {r:.2f} is below the pruning threshold {s.threshold:.2f}; "
