@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 TEXT_LIMIT = 4_000
 REVIEW_HINTS = {
     "prune_reflection": "Accepting soft-retires the reflection and its links (history kept; "
-    "undo restores it). Rejecting keeps it and records why; it will not be proposed again "
-    "while rescued (communities → fading → k).",
+    "undo restores it). Rejecting keeps it and records why; later consolidations leave it "
+    "alone.",
     "decay_synapses": "Accepting weakens these links between lessons nobody used lately; "
     "links below the floor are retired. Rejecting leaves every weight as it is.",
     "retire_policy": "Accepting soft-retires the policy and its summarizes links: the "
