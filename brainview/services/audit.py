@@ -20,9 +20,9 @@ from brainview.core.grading import GRADE_NAMES
 from brainview.errors import NotFoundError
 from brainview.services import blast, lifecycle
 from brainview.services.project import Project
+from brainview.store.effects import logged_effects
 from brainview.store.era import Era
 from brainview.store.readmodel import neuron, table_exists
-from brainview.store.writers import load_row
 
 
 @dataclass(frozen=True)
@@ -207,38 +207,21 @@ def _grades(conn: Connection, rid: str) -> list[GradeEntry]:
     return out
 
 
-def _like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _weights(conn: Connection, rid: str) -> list[WeightChange]:
     if not table_exists(conn, "brainview_effect"):
         return []
-    quoted = _like(json.dumps(rid))
-    rows = conn.execute(
-        text(
-            "SELECT e.decision_id, d.decided_at, e.op, e.key_json, e.before_json, e.after_json "
-            "FROM brainview_effect e JOIN brainview_decision d ON d.id = e.decision_id "
-            "WHERE e.tbl = 'synapse' AND d.undone_at IS NULL AND "
-            "(e.key_json LIKE :a ESCAPE '\\' OR e.key_json LIKE :b ESCAPE '\\') "
-            "ORDER BY d.decided_at, e.decision_id, e.seq"
-        ),
-        {"a": '{"pre":' + quoted + ",%", "b": '%,"post":' + quoted + ",%"},
-    )
     out = []
-    for did, at, op, key_json, before_json, after_json in rows:
-        key = json.loads(key_json)
-        if rid not in (key.get("pre"), key.get("post")):
+    for did, at, e in logged_effects(conn, "synapse", rid):
+        if rid not in (e.key.get("pre"), e.key.get("post")):
             continue
-        before, after = load_row(before_json) or {}, load_row(after_json) or {}
-        if op == "update" and "weight" not in after:
-            continue
-        full = {**before, **after}
+        before, after = e.before or {}, e.after or {}
+        old, new = before.get("weight"), after.get("weight")
+        if e.op == "update" and (e.after is None or (type(old) is type(new) and old == new)):
+            continue  # a deleted row, or a step that left the weight as it was
         out.append(
             WeightChange(
-                str(did), str(at), key["pre"], key["post"], key["type"],
-                before.get("weight") if op == "update" else None,
-                full.get("weight"), full.get("co_fires"),
+                str(did), str(at), e.key["pre"], e.key["post"], e.key["type"],
+                old if e.op == "update" else None, new, after.get("co_fires"),
             )
         )  # fmt: skip
     return out

@@ -48,7 +48,8 @@ from brainview.store.effects import revert_effects
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver
 
-UNDOABLE_APPLY_STATES = frozenset({"recorded", "applied"})
+UNDOABLE_APPLY_STATES = frozenset({"recorded", "applied", "agent"})
+"""``agent``: an agent-brain kind, applied inside the decision (its effects undo it)."""
 """Decisions undo can revert (``applied`` ones in both brains)."""
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: ``brainview_effect`` holds one row per run of effects (``op`` ``insert_rows`` /
+``update_rows``, see :mod:`brainview.store.effect_codec`); rows of schema 2 (one per
+changed row, ``op`` ``insert`` / ``update``) are still read, so no migration is needed."""
 
 BV_DDL = [
     """CREATE TABLE IF NOT EXISTS brainview_meta (

@@ -26,9 +26,7 @@ from brainview.store.readmodel import table_exists
 from brainview.store.rows import Row, driver, fetch_row
 from brainview.store.writers import (
     StdpStep,
-    consulted_of,
     last_fires,
-    liveness,
     touching_synapses,
     write_cards,
     write_spikes,
@@ -166,11 +164,11 @@ def fire_consulted(
     rows."""
     conn = log.conn
     now_s = fsrs_math.format_ts(now)
-    consulted = consulted_of(conn, proposal_id)
-    live = liveness(conn, era, [r for r, _s in consulted])
+    consulted = _consulted_live(conn, era, proposal_id)
+    live = {rid: state for rid, _s, state in consulted if state is not None}
     skipped: list[tuple[str, str]] = []
     plan: list[tuple[str, str, int]] = []
-    for rid, stance in consulted:
+    for rid, stance, _state in consulted:
         if not live.get(rid):
             skipped.append((rid, "retired" if rid in live else "missing"))
             continue
@@ -202,4 +200,20 @@ def fire_consulted(
             for (rid, stance, grade), spike in zip(plan, spikes, strict=True)
         ],
     )
-    return Fired(plan, steps, skipped, [r for r, _s in consulted if live.get(r)])
+    return Fired(plan, steps, skipped, [r for r, _s, state in consulted if state])
+
+
+def _consulted_live(
+    conn: Connection, era: Era, proposal_id: str
+) -> list[tuple[str, str, bool | None]]:
+    """``(reflection_id, stance, live)`` of the consulted reflections, in consulted
+    order (one query); ``live`` is ``None`` for a missing reflection.  The stance
+    defaults to ``support``; ``live`` means not retired where the era can retire."""
+    retired = "n.retired_at" if era.has_retire else "NULL"
+    rows = driver(conn).execute(
+        f"SELECT c.reflection_id, c.stance, n.id IS NOT NULL, {retired} IS NULL "
+        "FROM brainview_consult c LEFT JOIN neuron n ON n.id = c.reflection_id "
+        "WHERE c.proposal_id = ? AND c.role = 'consulted' ORDER BY c.seq, c.reflection_id",
+        (proposal_id,),
+    )
+    return [(r, s or "support", bool(live) if found else None) for r, s, found, live in rows]

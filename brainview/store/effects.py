@@ -1,21 +1,10 @@
 """The effect log of a decision: every agent-brain row it changed, so undo is exact.
 
-Each changed row is remembered once, as an :class:`Effect`, and
-:meth:`EffectLog.flush` stores them as ``brainview_effect`` rows:
-
-* ``tbl``: ``spike``, ``fsrs_state``, ``synapse``, ``neuron``, ``brainview_proposal``,
-  ``brainview_grade`` or ``sqlite_sequence``;
-* ``op``: ``insert`` (no row before; undo deletes it) or ``update`` (undo writes the
-  before-image back);
-* ``key_json``: the primary key as a JSON object (``{"pre": …, "post": …, "type": …}``);
-* ``before_json``: every column of the row before, as a JSON object (``null`` for
-  an insert);
-* ``after_json``: for an insert, every column of the new row; for an update, only
-  the columns whose value changed (the full after-image is ``{**before, **after}``;
-  this halves what a decision writes, e.g. a synapse update stores 4 columns, not 11,
-  and a long proposal rationale is not stored twice).
-
-A row touched twice keeps one effect: the first before-image and the last after-image.
+An :class:`EffectLog` writes rows (or is told of rows already written) and remembers
+each changed row once: its first before-image and its last after-image, in the order
+rows were first touched.  :meth:`EffectLog.flush` stores them in ``brainview_effect``
+(one row per run of the same table and operation; the shape, and the older one still
+read, are in :mod:`brainview.store.effect_codec`).
 
 :func:`revert_effects` (undo) and :func:`reapply_effects` (its exact inverse, used to
 roll back an undo whose user-brain half could not be done) check every row first and
@@ -24,14 +13,21 @@ write nothing when one changed since.
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection
 
 from brainview.errors import ConflictError
+from brainview.store.effect_codec import (
+    GROUPED_OPS,
+    LEGACY_OPS,
+    Effect,
+    Entry,
+    logged_effects,
+    pack_runs,
+    stored_effects,
+)
 from brainview.store.rows import (
     PRIMARY_KEYS,
     KeyTuple,
@@ -39,25 +35,24 @@ from brainview.store.rows import (
     delete_row,
     dicts,
     driver,
-    encode,
     fetch_row,
     fetch_rows,
     insert_row,
-    key_of,
-    load_row,
+    key_getter,
     restore_row,
+    row_getter,
 )
 
-
-@dataclass
-class Effect:
-    """One changed row."""
-
-    tbl: str
-    op: str
-    key: Row
-    before: Row | None
-    after: Row | None
+__all__ = [
+    "GROUPED_OPS",
+    "LEGACY_OPS",
+    "Effect",
+    "EffectLog",
+    "logged_effects",
+    "reapply_effects",
+    "revert_effects",
+    "stored_effects",
+]
 
 
 class EffectLog:
@@ -66,40 +61,54 @@ class EffectLog:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.raw = driver(conn)
-        self._effects: dict[tuple[str, KeyTuple], Effect] = {}
+        self._entries: dict[tuple[str, KeyTuple], Entry] = {}
 
     def record(self, table: str, before: Row | None, after: Row | None) -> None:
         """Remember a change already made (first before-image, last after-image win)."""
-        source = after if after is not None else before
-        assert source is not None
-        k = key_of(table, source)
-        known = self._effects.get((table, k))
-        if known is not None:
-            known.after = after
-            return
-        key = dict(zip(PRIMARY_KEYS[table], k, strict=True))
-        self._effects[(table, k)] = Effect(
-            table, "insert" if before is None else "update", key, before, after
-        )
+        self._record_all(table, [(before, after)], None)
+
+    def _record_all(
+        self,
+        table: str,
+        pairs: Iterable[tuple[Row | None, Row | None]],
+        columns: tuple[str, ...] | None,
+    ) -> None:
+        """Remember ``(before, after)`` pairs; ``columns``: the only ones that may have
+        changed (``None``: unknown)."""
+        get, entries = key_getter(table), self._entries
+        for before, after in pairs:
+            source = after if after is not None else before
+            assert source is not None
+            slot = (table, get(source))
+            known = entries.get(slot)
+            if known is None:
+                entries[slot] = [table, before, after, columns]
+            else:
+                known[2] = after
+                known[3] = None  # touched twice: compare every column when stored
 
     @property
     def effects(self) -> list[Effect]:
         """Effects in the order rows were first touched."""
-        return list(self._effects.values())
+        out = []
+        for (table, key), (_t, before, after, _c) in self._entries.items():
+            op = "insert" if before is None else "update"
+            out.append(Effect(table, op, dict(zip(PRIMARY_KEYS[table], key)), before, after))  # noqa: B905
+        return out
 
     def insert(self, table: str, rows: Sequence[Row]) -> list[Row]:
         """Insert rows that carry their whole primary key (all naming the same columns);
         return the stored rows, read back so column defaults are in the after-image."""
         if not rows:
             return []
-        cols = list(rows[0])
+        cols = tuple(rows[0])
+        get = key_getter(table)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        self.raw.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
-        keys = [key_of(table, r) for r in rows]
+        self.raw.executemany(sql, list(map(row_getter(cols), rows)))
+        keys = [get(r) for r in rows]
         stored = fetch_rows(self.conn, table, keys)
         out = [stored[k] for k in keys]
-        for row in out:
-            self.record(table, None, row)
+        self._record_all(table, [(None, row) for row in out], None)
         return out
 
     def insert_autoid(self, table: str, rows: Sequence[Row]) -> list[Row]:
@@ -111,35 +120,40 @@ class EffectLog:
         """
         if not rows:
             return []
-        cols = list(rows[0])
+        cols = tuple(rows[0])
         top = self.raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        self.raw.executemany(sql, [tuple(r[c] for c in cols) for r in rows])
+        self.raw.executemany(sql, list(map(row_getter(cols), rows)))
         out = dicts(
             self.raw.execute(f"SELECT * FROM {table} WHERE rowid > ? ORDER BY rowid", (top,))
         )
         if len(out) != len(rows):
             raise RuntimeError(f"{table}: inserted {len(rows)} rows but found {len(out)}")
-        for row in out:
-            self.record(table, None, row)
+        self._record_all(table, [(None, row) for row in out], None)
         return out
 
     def update(self, table: str, changes: Sequence[tuple[Row, Row]]) -> None:
         """Apply ``(full current row, new values)`` pairs; pairs changing the same
-        columns share one ``executemany``."""
+        columns share one ``executemany`` (pairs with no new values change nothing).
+
+        The after-image is ``{**row, **new}``, not read back: pass values the columns
+        store as given (e.g. no ``"1"`` for an INTEGER column), or undo sees a change.
+        """
         groups: dict[tuple[str, ...], list[tuple[Row, Row]]] = {}
         for before, new in changes:
-            groups.setdefault(tuple(new), []).append((before, new))
+            if new:
+                groups.setdefault(tuple(new), []).append((before, new))
         pk = PRIMARY_KEYS[table]
         cond = " AND ".join(f"{c} = ?" for c in pk)
+        key = row_getter(pk)
         for cols, items in groups.items():
             sets = ", ".join(f"{c} = ?" for c in cols)
+            values = row_getter(cols)
             self.raw.executemany(
                 f"UPDATE {table} SET {sets} WHERE {cond}",
-                [tuple(new[c] for c in cols) + tuple(b[c] for c in pk) for b, new in items],
+                [values(new) + key(b) for b, new in items],
             )
-            for before, new in items:
-                self.record(table, before, {**before, **new})
+            self._record_all(table, [(b, {**b, **new}) for b, new in items], cols)
 
     def snapshot_sequence(self, name: str) -> Row | None:
         """The ``sqlite_sequence`` row of an AUTOINCREMENT table (``None`` if absent)."""
@@ -157,52 +171,16 @@ class EffectLog:
             self.record("sqlite_sequence", before, after)
 
     def flush(self, decision_id: str) -> int:
-        """Store the effects as ``brainview_effect`` rows; return how many."""
-        rows = [
-            (
-                decision_id,
-                seq,
-                e.tbl,
-                e.op,
-                encode(e.key),
-                None if e.before is None else encode(e.before),
-                None if e.after is None else encode(_delta(e.before, e.after)),
-            )
-            for seq, e in enumerate(self._effects.values())
-        ]
+        """Store the effects in ``brainview_effect`` (a few rows: one per run of the same
+        table and operation); return how many table rows they describe."""
+        # A row inserted and deleted again by this decision changed nothing.
+        entries = [e for e in self._entries.values() if e[1] is not None or e[2] is not None]
         self.raw.executemany(
             "INSERT INTO brainview_effect (decision_id, seq, tbl, op, key_json, "
             "before_json, after_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            pack_runs(decision_id, entries),
         )
-        return len(rows)
-
-
-def _delta(before: Row | None, after: Row) -> Row:
-    """``after`` as stored: whole for an insert, the changed columns for an update."""
-    if before is None:
-        return after
-    return {
-        c: v
-        for c, v in after.items()
-        if c not in before or type(before[c]) is not type(v) or before[c] != v
-    }
-
-
-def stored_effects(conn: Connection, decision_id: str) -> list[Effect]:
-    """A decision's effects in the order they were recorded."""
-    rows = driver(conn).execute(
-        "SELECT tbl, op, key_json, before_json, after_json FROM brainview_effect "
-        "WHERE decision_id = ? ORDER BY seq",
-        (decision_id,),
-    )
-    out = []
-    for tbl, op, key, before_json, after_json in rows:
-        before, after = load_row(before_json), load_row(after_json)
-        if before is not None and after is not None:
-            after = {**before, **after}
-        out.append(Effect(tbl, op, json.loads(key), before, after))
-    return out
+        return len(entries)
 
 
 # -- undo and its inverse ---------------------------------------------------------------
@@ -219,6 +197,15 @@ def _same(effect: Effect, current: Row | None, image: Row | None) -> bool:
     return current == image
 
 
+def _current(conn: Connection, effects: list[Effect]) -> list[Row | None]:
+    """Each effect's row as it is now (one query per table, not one per row)."""
+    wanted: dict[str, list[KeyTuple]] = {}
+    for e in effects:
+        wanted.setdefault(e.tbl, []).append(tuple(e.key.values()))
+    found = {tbl: fetch_rows(conn, tbl, keys) for tbl, keys in wanted.items()}
+    return [found[e.tbl].get(tuple(e.key.values())) for e in effects]
+
+
 def revert_effects(conn: Connection, decision_id: str, *, what: str = "undo") -> int:
     """Write every before-image back (newest first) after checking every row still
     holds its after-image; return how many rows were restored.
@@ -227,11 +214,8 @@ def revert_effects(conn: Connection, decision_id: str, *, what: str = "undo") ->
     ``sqlite_sequence`` is restored only if nobody inserted a spike since.
     """
     effects = stored_effects(conn, decision_id)
-    for effect in effects:
-        if effect.tbl == "sqlite_sequence":
-            continue
-        current = fetch_row(conn, effect.tbl, tuple(effect.key.values()))
-        if current != effect.after:
+    for effect, current in zip(effects, _current(conn, effects), strict=True):
+        if effect.tbl != "sqlite_sequence" and current != effect.after:
             moved = "was removed" if current is None else "changed"
             raise ConflictError(
                 f"cannot {what} decision {decision_id}: {_describe(effect)} {moved} since "
@@ -246,11 +230,8 @@ def reapply_effects(conn: Connection, decision_id: str) -> int:
     """The inverse of :func:`revert_effects`: write every after-image again (oldest
     first) after checking every row holds its before-image."""
     effects = stored_effects(conn, decision_id)
-    for effect in effects:
-        if effect.tbl == "sqlite_sequence":
-            continue
-        current = fetch_row(conn, effect.tbl, tuple(effect.key.values()))
-        if not _same(effect, current, effect.before):
+    for effect, current in zip(effects, _current(conn, effects), strict=True):
+        if effect.tbl != "sqlite_sequence" and not _same(effect, current, effect.before):
             raise ConflictError(
                 f"cannot restore decision {decision_id}: {_describe(effect)} changed since"
             )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -34,10 +34,20 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "neuron_source": ("neuron_id", "source_id"),
     "changeset": ("id",),
     "event": ("id",),
+    "source": ("id",),
+    "retrieval_boost": ("neuron_id",),
+    "quiz_item": ("id",),
+    "quiz_item_neuron": ("quiz_item_id", "neuron_id"),
     "brainview_proposal": ("id",),
+    "brainview_consult": ("proposal_id", "reflection_id", "role"),
+    "brainview_decision": ("id",),
     "brainview_grade": ("decision_id", "reflection_id"),
+    "brainview_apply_intent": ("id",),
+    "brainview_plan_item": ("proposal_id",),
 }
-"""Tables the write paths touch, and the columns that identify one row."""
+"""Tables the write paths may touch (every Spikuit 0.7 table with a key, and
+brainview's own), and the columns that identify one row.  A table missing here cannot
+go through the effect log (:func:`key_getter` says so)."""
 
 CHUNK = 400
 
@@ -102,6 +112,21 @@ def load_json(text: str) -> Any:
     return _DECODER.decode(text)
 
 
+def pack_rows(rows: Iterable[Mapping[str, Any] | None], cols: tuple[str, ...]) -> list[Any]:
+    """Row images for a grouped JSON document: each row as the list of its values in
+    ``cols`` order (a row with other columns stays an object, an absent row ``None``)."""
+    return [None if r is None else list(r.values()) if tuple(r) == cols else dict(r) for r in rows]
+
+
+def unpack_row(item: Any, cols: Sequence[str]) -> Row | None:
+    """Inverse of :func:`pack_rows` for one item."""
+    if item is None:
+        return None
+    if isinstance(item, list):
+        return dict(zip(cols, item, strict=True))
+    return dict(item)
+
+
 # -- raw access ------------------------------------------------------------------------
 
 
@@ -118,19 +143,35 @@ def dicts(cur: sqlite3.Cursor) -> list[Row]:
     return [dict(zip(names, r)) for r in cur.fetchall()]  # noqa: B905 - same width by SQL
 
 
-def _getter(cols: tuple[str, ...]) -> Callable[[Mapping[str, Any]], KeyTuple]:
+def row_getter(cols: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """``row → (row[c] for c in cols)`` as a tuple, in C (``cols`` not empty)."""
     get = itemgetter(*cols)
     if len(cols) == 1:
         return lambda row: (get(row),)
     return get  # type: ignore[return-value]
 
 
-KEY_GETTERS = {table: _getter(cols) for table, cols in PRIMARY_KEYS.items()}
+KEY_GETTERS = {table: row_getter(cols) for table, cols in PRIMARY_KEYS.items()}
+
+
+def key_getter(table: str) -> Callable[[Mapping[str, Any]], KeyTuple]:
+    """The function giving a row's primary-key values (built on first use for a table
+    added to :data:`PRIMARY_KEYS` later); a clear error for a table whose key is not
+    known."""
+    get = KEY_GETTERS.get(table)
+    if get is None:
+        cols = PRIMARY_KEYS.get(table)
+        if cols is None:
+            raise ValueError(
+                f"no primary key known for table {table!r}: add it to rows.PRIMARY_KEYS"
+            )
+        get = KEY_GETTERS[table] = row_getter(cols)
+    return get
 
 
 def key_of(table: str, row: Mapping[str, Any]) -> KeyTuple:
     """The primary-key values of ``row``."""
-    return KEY_GETTERS[table](row)
+    return key_getter(table)(row)
 
 
 def key_dict(table: str, key: KeyTuple) -> Row:
@@ -152,7 +193,7 @@ def fetch_rows_raw(
     raw: sqlite3.Connection, table: str, keys: Iterable[KeyTuple]
 ) -> dict[KeyTuple, Row]:
     """:func:`fetch_rows` on a driver connection."""
-    cols = PRIMARY_KEYS[table]
+    cols, get = PRIMARY_KEYS[table], key_getter(table)
     unique = list(dict.fromkeys(tuple(k) for k in keys))
     out: dict[KeyTuple, Row] = {}
     for start in range(0, len(unique), CHUNK):
@@ -162,7 +203,7 @@ def fetch_rows_raw(
         wanted = set(chunk)
         sql = f"SELECT * FROM {table} WHERE {cols[0]} IN ({','.join('?' * len(firsts))})"
         for row in dicts(raw.execute(sql, firsts)):
-            k = key_of(table, row)
+            k = get(row)
             if k in wanted:
                 out[k] = row
     return out

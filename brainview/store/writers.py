@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from fsrs import Card, Scheduler
 from sqlalchemy import Connection
@@ -44,7 +45,6 @@ __all__ = [
     "KeyTuple",
     "Row",
     "StdpStep",
-    "consulted_of",
     "delete_row",
     "driver",
     "dump_row",
@@ -54,7 +54,6 @@ __all__ = [
     "insert_row",
     "key_of",
     "last_fires",
-    "liveness",
     "load_row",
     "restore_row",
     "stored_effects",
@@ -69,31 +68,6 @@ _CHUNK = CHUNK
 
 
 # -- reads the decision path needs ------------------------------------------------------
-
-
-def consulted_of(conn: Connection, proposal_id: str) -> list[tuple[str, str]]:
-    """``(reflection_id, stance)`` of the consulted reflections, in consulted order."""
-    rows = driver(conn).execute(
-        "SELECT reflection_id, stance FROM brainview_consult WHERE proposal_id = ? "
-        "AND role = 'consulted' ORDER BY seq, reflection_id",
-        (proposal_id,),
-    )
-    return [(r, s or "support") for r, s in rows]
-
-
-def liveness(conn: Connection, era: Era, ids: Sequence[str]) -> dict[str, bool]:
-    """``{id: is_live}`` for those of ``ids`` that exist."""
-    retired = "retired_at" if era.has_retire else "NULL"
-    raw = driver(conn)
-    out: dict[str, bool] = {}
-    for start in range(0, len(ids), _CHUNK):
-        chunk = list(ids[start : start + _CHUNK])
-        rows = raw.execute(
-            f"SELECT id, {retired} FROM neuron WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        )
-        out.update((nid, ret is None) for nid, ret in rows)
-    return out
 
 
 def touching_synapses(conn: Connection, era: Era, ids: Sequence[str]) -> list[Row]:
@@ -232,50 +206,56 @@ def write_stdp(
     rows touching ``fired``.  Returns every step ``(pre, post, type, before, after)``.
     """
     now_s = fsrs_math.format_ts(now)
-    current: dict[KeyTuple, Row] = {}
-    originals: dict[KeyTuple, Row] = {}
+    key = KEY_GETTERS["synapse"]
+    originals = {key(row): row for row in sorted(rows, key=key)}
     incoming: dict[str, list[KeyTuple]] = {}
     outgoing: dict[str, list[KeyTuple]] = {}
-    for row in sorted(rows, key=KEY_GETTERS["synapse"]):
-        k = key_of("synapse", row)
-        originals[k] = row
-        current[k] = dict(row)
-        incoming.setdefault(row["post"], []).append(k)
-        outgoing.setdefault(row["pre"], []).append(k)
-    stamp = [c for c in ("last_co_fire", "updated_at") if c in era.synapse_cols]
-    counts = "co_fires" in era.synapse_cols
+    for k in originals:  # in key order, so by (pre, type) and (post, type) below
+        incoming.setdefault(k[1], []).append(k)
+        outgoing.setdefault(k[0], []).append(k)
+    # Days since each neuron last fired (Δt); a fire here makes it 0.
+    age = {n: (now - t).total_seconds() / 86_400 for n, t in last_fire.items()}
+    gains: dict[tuple[str, float], float | None] = {}
+    state: dict[KeyTuple, list[Any]] = {}  # stepped rows: [weight, co_fires] so far
     steps: list[StdpStep] = []
-    fired_at = dict(last_fire)
+
+    def fire(nid: str, keys: Sequence[KeyTuple], direction: str, end: int) -> None:
+        for k in keys:
+            other = k[end]
+            dt = age.get(other)
+            if other == nid or dt is None:
+                continue
+            at = (direction, dt)
+            change = gains[at] if at in gains else gains.setdefault(at, stdp.delta(*at))
+            if change is None:
+                continue
+            now_row = state.get(k)
+            if now_row is None:
+                w = originals[k]["weight"]
+                co = originals[k].get("co_fires")
+                now_row = state[k] = [float(w) if w is not None else 0.5, int(co or 0)]
+            before = now_row[0]
+            now_row[0] = after = stdp.clamp(before + change)
+            now_row[1] += 1
+            steps.append((k[0], k[1], k[2], before, after))
+
     for nid, grade in fired:
         if stdp.applies(grade):
-            # Keys were collected in (pre, post, type) order, so these are already by
-            # (pre, type) and (post, type).
-            edges = [("in", k, k[0]) for k in incoming.get(nid, ())]
-            edges += [("out", k, k[1]) for k in outgoing.get(nid, ())]
-            for direction, k, other in edges:
-                if other == nid or other not in fired_at:
-                    continue
-                change = stdp.delta(direction, (now - fired_at[other]).total_seconds() / 86_400)
-                if change is None:
-                    continue
-                row = current[k]
-                before = float(row["weight"]) if row["weight"] is not None else 0.5
-                row["weight"] = stdp.clamp(before + change)
-                if counts:
-                    row["co_fires"] = int(row["co_fires"] or 0) + 1
-                for col in stamp:
-                    row[col] = now_s
-                steps.append((k[0], k[1], k[2], before, row["weight"]))
-        fired_at[nid] = now
+            fire(nid, incoming.get(nid, ()), "in", 0)
+            fire(nid, outgoing.get(nid, ()), "out", 1)
+        age[nid] = 0.0
+    stamp = [c for c in ("last_co_fire", "updated_at") if c in era.synapse_cols]
+    counts = "co_fires" in era.synapse_cols
     cols = ["weight", *(["co_fires"] if counts else []), *stamp]
-    log.update(
-        "synapse",
-        [
-            (originals[k], {c: row[c] for c in cols})
-            for k, row in current.items()
-            if row != originals[k]
-        ],
-    )
+    changes: list[tuple[Row, Row]] = []
+    for k, row in originals.items():
+        stepped = state.get(k)
+        if stepped is not None:
+            values = stepped if counts else stepped[:1]
+            values = values + [now_s] * len(stamp)
+            if [row[c] for c in cols] != values:
+                changes.append((row, dict(zip(cols, values, strict=True))))
+    log.update("synapse", changes)
     return steps
 
 
