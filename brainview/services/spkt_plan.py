@@ -212,21 +212,22 @@ def hash_reasons(
     ids: Sequence[str],
     *,
     path: Path | None = None,
+    table_known: bool = False,
 ) -> dict[str, str]:
     """Proposal id → why it is stale, for items of plans whose state hash no longer
-    matches the user brain (other ids are absent)."""
-    if not ids or not table_exists(agent_conn, "brainview_plan_item"):
+    matches the user brain (other ids are absent).  ``table_known``: the caller saw
+    ``brainview_plan_item`` exist."""
+    if not ids or not (table_known or table_exists(agent_conn, "brainview_plan_item")):
         return {}
     plans: dict[str, tuple[str, list[str]]] = {}
+    agent_raw = driver(agent_conn)
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
-        marks = ",".join(f":p{k}" for k in range(len(chunk)))
-        for pid, dig, state in agent_conn.execute(
-            text(
-                "SELECT proposal_id, plan_digest, state_hash FROM brainview_plan_item "
-                f"WHERE proposal_id IN ({marks})"
-            ),
-            {f"p{k}": v for k, v in enumerate(chunk)},
+        marks = ",".join("?" * len(chunk))
+        for pid, dig, state in agent_raw.execute(
+            "SELECT proposal_id, plan_digest, state_hash FROM brainview_plan_item "
+            f"WHERE proposal_id IN ({marks})",
+            chunk,
         ):
             plans.setdefault(dig, (state, []))[1].append(pid)
     out: dict[str, str] = {}

@@ -28,8 +28,8 @@ from brainview.store.readmodel import (
     live_domains,
     live_synapse_keys,
     neurons_by_ids,
-    table_exists,
 )
+from brainview.store.rows import driver
 
 
 @dataclass(frozen=True)
@@ -84,11 +84,22 @@ def stale_all(
     if agent_era is not None:
         out.update(agent_stale_reasons(agent_conn, agent_era, items))
     rest = [item.id for item in items if item.id not in out]
-    if rest and table_exists(agent_conn, "brainview_plan_item"):
+    if rest and _has_table(agent_conn, "brainview_plan_item"):
         from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
 
-        out.update(hash_reasons(agent_conn, user_conn, era, rest, path=path))
+        found = hash_reasons(agent_conn, user_conn, era, rest, path=path, table_known=True)
+        out.update(found)
     return out
+
+
+def _has_table(conn: Connection, name: str) -> bool:
+    """``table_exists`` through the raw driver (this runs on every accept)."""
+    found = (
+        driver(conn)
+        .execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        .fetchone()
+    )
+    return found is not None
 
 
 def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[str, str]:
