@@ -10,7 +10,8 @@ brain, calls these, and turns the picks into proposals.
   ``contested`` when most of its last three grades were misses.
 * **SHY** (Spikuit 0.7: factor 0.8, floor 0.05): a weak synapse (weight below
   ``weak_below``) between two stale reflections decays to ``weight × factor``; below
-  the floor it is retired instead.
+  the floor it is retired instead — both rows of a bidirectional pair, as Spikuit's
+  ``remove_synapse`` does.
 * **SWS**: a stale (or *let go*) reflection whose retrievability now is below the
   pruning threshold, and that no maintainer rescued, is pruned.
 """
@@ -23,6 +24,7 @@ from datetime import datetime
 
 from brainview.core import fsrs_math
 from brainview.core.kinds_agent import DECAY_FACTOR, WEIGHT_FLOOR, decayed
+from brainview.core.params import BIDIRECTIONAL
 
 TIERS = ("hot", "warm", "stale", "new")
 
@@ -56,6 +58,8 @@ class FireStats:
     """Fires within the hot window."""
     last_grades: tuple[int, ...] = ()
     """The latest grades, newest first (at most three)."""
+    last_spike: int | None = None
+    """Id of the latest spike row (the basis of prune and decay items)."""
 
 
 def tier_of(stats: FireStats, now: datetime, s: Settings) -> str:
@@ -102,14 +106,20 @@ def shy_picks(
 ) -> list[tuple[SynapseRow, float | None]]:
     """SHY: weak synapses with both ends stale (and neither end ``excluded``, e.g.
     pruned in the same plan), each with its decayed weight (``None`` = retire)."""
-    out = []
+    out: dict[tuple[str, str, str], float | None] = {}
+    rows = {}
     for syn in synapses:
         if syn.type == "summarizes" or syn.weight >= s.weak_below:
             continue
         if syn.pre in stale and syn.post in stale and not {syn.pre, syn.post} & excluded:
-            out.append((syn, decayed(syn.weight, s.decay_factor, s.weight_floor)))
-    out.sort(key=lambda item: (item[0].pre, item[0].post, item[0].type))
-    return out
+            key = (syn.pre, syn.post, syn.type)
+            rows[key] = syn
+            out[key] = decayed(syn.weight, s.decay_factor, s.weight_floor)
+    # Spikuit retires both rows of a bidirectional pair: so does SHY, in one step.
+    for (pre, post, typ), to in list(out.items()):
+        if to is None and typ in BIDIRECTIONAL and (post, pre, typ) in out:
+            out[(post, pre, typ)] = None
+    return [(rows[k], out[k]) for k in sorted(out)]
 
 
 def jaccard(a: set[str], b: set[str]) -> float:

@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 from brainview.core.params import (
+    BIDIRECTIONAL,
     MAX_NEURONS_PER_PROPOSAL,
     MAX_TEXT,
     SYNAPSE_TYPES,
@@ -33,6 +34,7 @@ from brainview.core.params import (
     text_field,
     weight_field,
 )
+from brainview.core.safe_text import TAB, clean
 
 DECAY_FACTOR = 0.8
 """Spikuit 0.7's ``consolidate`` default (SHY)."""
@@ -45,9 +47,18 @@ MAX_POLICY_TEXT = 20_000
 def decayed(
     weight: float, factor: float = DECAY_FACTOR, floor: float = WEIGHT_FLOOR
 ) -> float | None:
-    """SHY: the weight after one decay step, ``None`` when it falls below the floor."""
-    new = round(weight * factor, 6)
-    return None if new < floor else new
+    """SHY as Spikuit's ``consolidate`` does it: the exact product is compared with the
+    floor (below it: ``None``, the synapse is retired), the new weight is rounded to 4
+    decimals."""
+    new = weight * factor
+    return None if new < floor else round(new, 4)
+
+
+def inert(text: str) -> bool:
+    """Whether ``text`` is plain (lines and tabs allowed): what a policy may say, since
+    it is stored and later edited and shown as is."""
+    plain = text.replace("\r\n", "\n").replace("\t", TAB)
+    return clean(plain) == plain
 
 
 def _number(p: dict[str, Any], key: str, lo: float, hi: float, default: float) -> float:
@@ -80,7 +91,7 @@ def _prune(p: dict[str, Any]) -> tuple[Refs, str]:
     return Refs(reflections=(rid,)), f"prune reflection {rid}{note}"
 
 
-def _synapse_item(item: object, i: int, factor: float, floor: float) -> tuple[str, str]:
+def _synapse_item(item: object, i: int) -> tuple[str, str, float]:
     where = f"params.synapses[{i}]"
     if not isinstance(item, dict):
         raise ParamError(where, "must be an object with pre, post, type, weight, to")
@@ -93,10 +104,9 @@ def _synapse_item(item: object, i: int, factor: float, floor: float) -> tuple[st
         weight = weight_field(item, "weight")
     except ParamError as err:
         raise ParamError(f"{where}.weight", err.reason) from None
-    expected = decayed(weight, factor, floor)
-    if item.get("to", "missing") != expected:
-        raise ParamError(f"{where}.to", f"must be {expected} (weight × factor, or null)")
-    return pre, post
+    if "to" not in item:
+        raise ParamError(f"{where}.to", "required: the weight after decay, or null")
+    return pre, post, weight
 
 
 def _decay(p: dict[str, Any]) -> tuple[Refs, str]:
@@ -108,14 +118,25 @@ def _decay(p: dict[str, Any]) -> tuple[Refs, str]:
     if len(items) > MAX_NEURONS_PER_PROPOSAL:
         raise ParamError("params.synapses", f"more than {MAX_NEURONS_PER_PROPOSAL} synapses")
     ends: dict[str, None] = {}
-    keys: set[tuple[str, str, str]] = set()
+    weights: dict[tuple[str, str, str], float] = {}
     for i, item in enumerate(items):
-        pre, post = _synapse_item(item, i, factor, floor)
+        pre, post, weight = _synapse_item(item, i)
         key = (pre, post, str(item["type"]))
-        if key in keys:
+        if key in weights:
             raise ParamError(f"params.synapses[{i}]", "repeats a synapse")
-        keys.add(key)
+        weights[key] = weight
         ends[pre] = ends[post] = None
+    for i, item in enumerate(items):
+        pre, post, typ = item["pre"], item["post"], str(item["type"])
+        expected = decayed(weights[(pre, post, typ)], factor, floor)
+        reverse = weights.get((post, pre, typ))
+        # A bidirectional pair is retired whole when either row falls below the floor.
+        pair_gone = typ in BIDIRECTIONAL and reverse is not None
+        pair_gone = pair_gone and decayed(reverse, factor, floor) is None  # type: ignore[arg-type]
+        if item["to"] != expected and not (item["to"] is None and pair_gone):
+            raise ParamError(
+                f"params.synapses[{i}].to", f"must be {expected} (weight × factor, or null)"
+            )
     _plan_and_basis(p)
     removed = sum(1 for it in items if it["to"] is None)
     tail = f", {removed} below the floor retired" if removed else ""
@@ -132,6 +153,8 @@ def _summarize(p: dict[str, Any]) -> tuple[Refs, str]:
         raise ParamError("params.text", "required non-empty string")
     if len(body) > min(MAX_TEXT, MAX_POLICY_TEXT):
         raise ParamError("params.text", f"longer than {MAX_POLICY_TEXT} characters")
+    if not inert(body):
+        raise ParamError("params.text", "contains control, bidi or invisible characters")
     weight_field(p, "weight", 0.5)
     previous = p.get("previous_policy")
     if previous is not None and (not isinstance(previous, str) or not previous):

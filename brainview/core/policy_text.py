@@ -70,7 +70,7 @@ def draft(members: Sequence[Member]) -> str:
     """The draft policy text for ``members`` (module docstring)."""
     ordered = sorted(members, key=lambda m: (-(m.stability or 0.0), m.id))
     terms = shared_terms([m.content for m in members])
-    skills = sorted({m.skill for m in members if m.skill})
+    skills = sorted({clean(m.skill, multiline=False)[:40] for m in members if m.skill})
     quotes = list(dict.fromkeys(q for q in (first_line(m.content) for m in ordered) if q))
     quotes = quotes[:QUOTES]
     about = ", ".join(terms) if terms else "one recurring situation"

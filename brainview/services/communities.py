@@ -62,8 +62,10 @@ def ensure_partition(
     now: datetime,
     progress: Progress | None = None,
     in_process: bool | None = None,
+    store: bool = True,
 ) -> Partition:
-    """A partition matching the graph now: the cache, or a fresh run (then cached)."""
+    """A partition matching the graph now: the cache, or a fresh run (then cached,
+    unless ``store`` is false — a dry run writes nothing)."""
     cached, fresh = load_partition(project)
     if cached is not None and fresh:
         return cached
@@ -72,7 +74,8 @@ def ensure_partition(
         agent.path, now_iso=fsrs_math.format_ts(now), progress=progress, in_process=in_process
     )
     part = job.run()
-    store_partition(project, part)
+    if store:
+        store_partition(project, part)
     return part
 
 

@@ -349,12 +349,18 @@ def _decide_in(
     )
     verdict = opts.verdict
 
+    agent_item = is_agent_kind(kind)
+
     def grade_of(stance: str) -> int | None:
-        if verdict == "dismiss":
+        # A consolidation item is about its reflections, not advice they gave: deciding
+        # it grades nobody (so items stay independent of one another).
+        if verdict == "dismiss" or agent_item:
             return None
         return grade_for(stance, verdict, annotate_grade=opts.annotate_grade)
 
     def no_event(stance: str) -> str:
+        if agent_item:
+            return "consolidation item: no grades"
         return "dismissed: no event" if verdict == "dismiss" else f"{stance}: no event"
 
     fired = fire_consulted(

@@ -44,7 +44,7 @@ from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
-from brainview.store.effects import revert_effects
+from brainview.store.effects import revert_effects, stored_effects
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver
 
@@ -87,6 +87,7 @@ def undo(
             if plan is not None:
                 revert = _prepare_revert(project, conn, decision, plan, actor, now)
             restored = revert_effects(conn, did)
+            _no_link_to_a_retired_neuron(conn, did)
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
             raise translate_sqlite(err, agent.path) from None
         conn.execute(
@@ -106,6 +107,33 @@ def undo(
         did, str(decision["proposal_id"]), str(decision["verdict"]), restored, undone_at,
         user_rows,
     )  # fmt: skip
+
+
+def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
+    """Refuse (rolling the undo back) when it would bring a synapse back to life whose
+    other end a later decision retired — Spikuit would load that neuron as a node with
+    no attributes.  Undo the later decision first."""
+    revived = [
+        e.key
+        for e in stored_effects(conn, decision_id)
+        if e.tbl == "synapse" and e.before is not None and e.before.get("retired_at") is None
+    ]
+    ends = sorted({str(k[end]) for k in revived for end in ("pre", "post")})
+    if not ends:
+        return
+    raw = driver(conn)
+    for start in range(0, len(ends), 500):
+        chunk = ends[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        gone = raw.execute(
+            f"SELECT id FROM neuron WHERE id IN ({marks}) AND retired_at IS NOT NULL LIMIT 1",
+            chunk,
+        ).fetchone()
+        if gone is not None:
+            raise ConflictError(
+                f"cannot undo decision {decision_id}: it would bring back links to "
+                f"{gone[0]}, which a later decision retired; undo that one first"
+            )
 
 
 def _check_undoable(decision: dict[str, Any], peek: dict[str, Any]) -> None:

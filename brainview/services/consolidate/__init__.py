@@ -1,34 +1,14 @@
 """Consolidating the agent brain under review (``brainview reflect consolidate``).
 
-:func:`plan` reads the agent brain once and plans triage, SHY, SWS and REM
-(:mod:`~brainview.services.consolidate.planner`); :func:`queue` turns every item into a
-proposal a maintainer decides (kinds ``prune_reflection``, ``decay_synapses``,
-``summarize_community``, ``retire_policy``), all in one transaction with a
-``brainview_consolidation`` row; :func:`apply_directly` applies a whole plan at once —
-what an all-or-nothing ``consolidate apply`` would do, and the reference the review
-path is tested against (accepting every item gives the same agent brain).
+The API lives in :mod:`brainview.services.consolidate.api` and is re-exported here
+lazily (PEP 562), so importing a submodule — the decision path imports
+:mod:`~brainview.services.consolidate.apply_agent` — does not pull in the planner, numpy
+or the clustering code.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
-
-from brainview.config import ConsolidateConfig
-from brainview.core import fsrs_math
-from brainview.core.clustering import Partition
-from brainview.core.consolidation import Settings
-from brainview.errors import ConflictError
-from brainview.services import intake
-from brainview.services.clustering_runner import Progress
-from brainview.services.consolidate import apply_agent
-from brainview.services.consolidate.gather import plan_fingerprint, read_state, texts
-from brainview.services.consolidate.model import PHASE_NAMES, PHASES, ConsolidationPlan, PlanItem
-from brainview.services.consolidate.planner import PLANNER, build
-from brainview.services.project import Project
-from brainview.store.bv_schema_consolidation import ConsolidationRow, record_consolidation
-from brainview.store.effects import EffectLog
-from brainview.store.rows import driver
+from typing import Any
 
 __all__ = [
     "PHASES",
@@ -43,100 +23,9 @@ __all__ = [
 ]
 
 
-def settings_from(cfg: ConsolidateConfig, threshold: float) -> Settings:
-    """The planner's settings from the ``[consolidate]`` config and the pruning threshold."""
-    return Settings(
-        threshold=threshold,
-        stale_days=cfg.stale_days,
-        hot_days=cfg.hot_days,
-        hot_fires=cfg.hot_fires,
-        weak_below=cfg.weak_below,
-        decay_factor=cfg.decay_factor,
-        weight_floor=cfg.weight_floor,
-        min_community=cfg.min_community,
-        policy_overlap=cfg.policy_overlap,
-    )
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from brainview.services.consolidate import api
 
-
-def plan(
-    project: Project,
-    *,
-    now: datetime,
-    settings: Settings | None = None,
-    partition: Partition | None = None,
-    progress: Progress | None = None,
-    in_process: bool | None = None,
-) -> ConsolidationPlan:
-    """Plan a consolidation of the agent brain as it is now (writes nothing except the
-    community cache, when communities had to be detected)."""
-    from brainview.services.communities import ensure_partition
-
-    s = settings or Settings()
-    agent = project.require_agent()
-    now = fsrs_math.ensure_utc(now)
-    if partition is None:
-        partition = ensure_partition(project, now=now, progress=progress, in_process=in_process)
-    with agent.read() as conn:
-        state = read_state(conn, agent.era, now, s)
-        wanted = sorted(
-            {rid for rid in partition.ids if rid in state.skill} | {p for p in state.policies}
-        )
-        contents = texts(conn, wanted)
-    for pid, pol in state.policies.items():
-        pol.content = contents.get(pid, pol.content)
-    return build(state, partition, contents, now, s)
-
-
-def queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> list[str]:
-    """Queue every item as a proposal, with the plan's row, in one transaction.
-
-    Refused (ConflictError) when the agent brain changed since the plan was made: plan
-    again.  Returns the proposal ids in plan order (none for an empty plan).
-    """
-    agent = project.require_agent()
-    now_s = fsrs_math.format_ts(now)
-    ids = the_plan.proposal_ids()
-    raw = [
-        item.proposal(pid, the_plan.planned_at, the_plan.planner)
-        for pid, item in zip(ids, the_plan.items, strict=True)
-    ]
-    batch = intake.parse_batch(raw, now) if raw else []
-    if batch:
-        intake.check_against_brains(project, batch)
-    with agent.write() as conn:
-        if plan_fingerprint(driver(conn), conn, agent.era) != the_plan.fingerprint:
-            raise ConflictError("the agent brain changed since this plan was made: plan again")
-        if not batch:
-            return []
-        intake.flag_suspicion(conn, agent.era, batch)
-        intake.store(conn, batch, source="consolidate", now=now)
-        phases = {phase: sum(1 for i in the_plan.items if i.phase == phase) for phase in PHASES}
-        row = ConsolidationRow(
-            id=the_plan.id,
-            fingerprint=the_plan.fingerprint,
-            planned_at=now_s,
-            planner=the_plan.planner,
-            settings=the_plan.settings.to_json(),
-            counts={**phases, **the_plan.counts()},
-            n_items=len(batch),
-        )
-        record_consolidation(
-            conn, row, [(pid, item.phase) for pid, item in zip(ids, the_plan.items, strict=True)]
-        )
-    return ids
-
-
-def apply_directly(
-    project: Project, the_plan: ConsolidationPlan, *, decider: str, now: datetime
-) -> int:
-    """Apply every item at once, in plan order, in one transaction (no proposals, no
-    decisions, no grades): the all-or-nothing reference.  Returns the items applied."""
-    agent = project.require_agent()
-    tag = f"brainview:consolidate:{the_plan.id}"
-    with agent.write() as conn:
-        log = EffectLog(conn)
-        for item in the_plan.items:
-            params = json.loads(json.dumps(item.params))
-            cs = apply_agent.changeset(tag, decider, now)
-            apply_agent.apply_item(log, agent.era, item.kind, params, cs)
-    return len(the_plan.items)
+        return getattr(api, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

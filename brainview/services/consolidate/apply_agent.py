@@ -23,12 +23,14 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.kinds_agent import POLICY_TYPE
+from brainview.core.params import BIDIRECTIONAL
 from brainview.errors import ConflictError
 from brainview.services.apply import snapshots as snap
 from brainview.services.apply.kinds_neuron import retire
 from brainview.services.apply.kinds_synapse import new_synapse, put_synapse, retire_synapse_row
 from brainview.services.apply.plan import ChangesetInfo, Plan
 from brainview.services.apply.view import Builder, Ctx, UserView
+from brainview.services.consolidate.gather_spikes import last_spikes
 from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
@@ -61,6 +63,8 @@ def _prune_stale(conn: Connection, era: Era, p: dict[str, Any]) -> str | None:
     if standing is not None and standing.action == "rescue":
         return f"reflection {rid} was rescued since the plan"
     basis = p.get("basis") or {}
+    if "last_spike" in basis and last_spikes(driver(conn), [rid]).get(rid) != basis["last_spike"]:
+        return f"reflection {rid} fired since the plan"
     if "last_review" in basis:
         _stab, last = reflection_cards(conn, era, [rid])
         now_last = float(last[0]) if math.isfinite(last[0]) else None
@@ -86,6 +90,12 @@ def _decay_stale(conn: Connection, era: Era, p: dict[str, Any]) -> str | None:
             return f"synapse {arrow} is gone since the plan"
         if abs(float(row["weight"] or 0.0) - float(s["weight"])) > 1e-9:
             return f"synapse {arrow} changed weight since the plan"
+    spikes = (p.get("basis") or {}).get("spikes")
+    if isinstance(spikes, dict) and spikes:
+        now = last_spikes(raw, sorted(spikes))
+        for rid, then in sorted(spikes.items()):
+            if now.get(rid) != then:
+                return f"reflection {rid} fired since the plan (no longer stale)"
     return None
 
 
@@ -126,12 +136,22 @@ def _plan_prune(b: Builder, p: dict[str, Any]) -> None:
 
 
 def _plan_decay(b: Builder, p: dict[str, Any]) -> None:
+    retired: set[tuple[str, str, str]] = set()
     for s in p["synapses"]:
-        row = b.view.live_synapse(s["pre"], s["post"], s["type"])
+        key = (s["pre"], s["post"], s["type"])
+        row = b.view.live_synapse(*key)
         if row is None:
+            if key in retired:
+                continue  # its pair partner already took it along
             raise ConflictError(f"synapse {s['pre']} -{s['type']}→ {s['post']} is gone")
         if s["to"] is None:
             retire_synapse_row(b, row)
+            retired.add(key)
+            if s["type"] in BIDIRECTIONAL:  # Spikuit's remove_synapse retires both rows
+                reverse = b.view.live_synapse(s["post"], s["pre"], s["type"])
+                if reverse is not None:
+                    retire_synapse_row(b, reverse)
+                retired.add((s["post"], s["pre"], s["type"]))
             continue
         new = {**row, "weight": float(s["to"])}
         if "updated_at" in row:

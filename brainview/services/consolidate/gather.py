@@ -81,24 +81,41 @@ def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
 
 
+NORMALISED = "replace(replace(fired_at, ' ', 'T'), 'Z', '+00:00')"
+"""A spike time in one spelling (the three of contracts §2 sort as strings then)."""
+
+
 def _fire_stats(
     raw: sqlite3.Connection, live: set[str], created: dict[str, str | None], hot_from: datetime
 ) -> dict[str, FireStats]:
-    spikes: dict[str, list[tuple[datetime, int, int]]] = {}
-    for rid, fired_at, grade, sid in raw.execute(
-        "SELECT s.neuron_id, s.fired_at, s.grade, s.id FROM spike s "
-        "JOIN neuron n ON n.id = s.neuron_id WHERE n.type = 'reflection'"
+    """Aggregated in SQL: last fire, fires in the hot window, latest spike id, and the
+    last three grades (a window function) — one row per reflection, not per spike."""
+    hot = fsrs_math.format_ts(hot_from)
+    agg: dict[str, tuple[str, int, int]] = {}
+    for rid, last, recent, top in raw.execute(
+        f"SELECT neuron_id, MAX({NORMALISED}), SUM({NORMALISED} >= ?), MAX(id) FROM spike "
+        "GROUP BY neuron_id",
+        (hot,),
     ):
         if rid in live:
-            spikes.setdefault(rid, []).append((fsrs_math.parse_ts(fired_at), sid, int(grade)))
+            agg[rid] = (last, int(recent or 0), int(top))
+    grades: dict[str, list[int]] = {}
+    for rid, grade in raw.execute(
+        "SELECT neuron_id, grade FROM (SELECT neuron_id, grade, ROW_NUMBER() OVER "
+        f"(PARTITION BY neuron_id ORDER BY {NORMALISED} DESC, id DESC) AS rn FROM spike) "
+        "WHERE rn <= 3 ORDER BY neuron_id, rn"
+    ):
+        if rid in live:
+            grades.setdefault(rid, []).append(int(grade))
     out: dict[str, FireStats] = {}
     for rid in live:
-        rows = sorted(spikes.get(rid, []), reverse=True)
+        last, recent, top = agg.get(rid, (None, 0, None))  # type: ignore[assignment]
         out[rid] = FireStats(
             created_at=created.get(rid),
-            last_fire=fsrs_math.format_ts(rows[0][0]) if rows else None,
-            fires_recent=sum(1 for at, _s, _g in rows if at >= hot_from),
-            last_grades=tuple(g for _a, _s, g in rows[:3]),
+            last_fire=fsrs_math.format_ts(fsrs_math.parse_ts(last)) if last else None,
+            fires_recent=recent,
+            last_grades=tuple(grades.get(rid, ())),
+            last_spike=top,
         )
     return out
 
@@ -145,11 +162,13 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
         ):
             if rid in live:
                 lifecycle[rid] = state
+    # SHY only ever looks at weak links: filter in SQL (a big brain has 100,000s).
     synapses = [
         SynapseRow(pre, post, typ, float(w or 0.0))
         for pre, post, typ, w in raw.execute(
             "SELECT pre, post, type, weight FROM synapse s WHERE s.type != 'summarizes' AND "
-            f"{era.live_synapse('s')} ORDER BY pre, post, type"
+            f"s.weight < ? AND {era.live_synapse('s')} ORDER BY pre, post, type",
+            (s.weak_below,),
         )
         if pre in live and post in live
     ]

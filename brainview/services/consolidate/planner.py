@@ -2,9 +2,12 @@
 
 Items are *independent* by construction, so deciding them in any order — or applying
 them all at once — gives the same agent brain: SHY leaves out synapses touching a
-reflection SWS prunes, REM leaves pruned, challenged and pending reflections out of its
-members, and a policy that a new draft supersedes is retired by that draft (never by a
-separate ``retire_policy`` item).
+reflection SWS prunes (or a pending item names), SWS leaves out members of pending
+policies and ends of pending decays, REM leaves pruned, challenged and pending
+reflections out of its members, a policy that a new draft supersedes is retired by that
+draft (never by a separate ``retire_policy`` item), and a policy that is current for a
+community is never proposed for retirement.  An item the params checks refuse (hostile
+text, say) is left out and counted, never fatal to the plan.
 """
 
 from __future__ import annotations
@@ -12,36 +15,49 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from brainview import __version__
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
-from brainview.core.consolidation import (
-    Settings,
-    contested,
-    jaccard,
-    prune_candidate,
-    shy_picks,
-    tier_of,
-)
+from brainview.core.consolidation import Settings, contested, prune_candidate, shy_picks, tier_of
 from brainview.core.kinds import check_params
+from brainview.core.kinds_agent import MAX_POLICY_TEXT
+from brainview.core.params import MAX_NEURONS_PER_PROPOSAL, ParamError
 from brainview.core.policy_text import Member, draft
+from brainview.core.safe_text import one_line
 from brainview.services.consolidate.gather import AgentState
 from brainview.services.consolidate.model import ConsolidationPlan, PlanItem
+from brainview.services.consolidate.rem import current_policies, rem_groups
 
 PLANNER = f"brainview-consolidate/{__version__}"
 MAX_SYNAPSES_PER_ITEM = 200
 POLICY_WEIGHT = 0.5
 UNUSABLE = ("challenged", "invalidated")
+Texts = Callable[[list[str]], dict[str, str]]
 
 
-def _item(
-    plan_ref: dict[str, str], phase: str, kind: str, params: dict, why: str, consulted: list[str]
-) -> PlanItem:
-    params = {**params, "plan": plan_ref}
-    _refs, summary = check_params(kind, params)
-    return PlanItem(phase, kind, params, why, [(r, "annotate") for r in consulted], summary)
+class _Plan:
+    """Items being planned, and what was left out and why."""
+
+    def __init__(self, ref: dict[str, str]) -> None:
+        self.ref = ref
+        self.items: list[PlanItem] = []
+        self.skipped: Counter[str] = Counter()
+
+    def add(self, phase: str, kind: str, params: dict, why: str, about: list[str]) -> None:  # type: ignore[type-arg]
+        params = {**params, "plan": self.ref}
+        try:
+            _refs, summary = check_params(kind, params)
+        except ParamError as err:
+            self.skipped[f"unplannable {kind} ({one_line(err.field, 40)})"] += 1
+            return
+        about = list(dict.fromkeys(about))[:500]
+        self.items.append(
+            PlanItem(phase, kind, params, why, [(r, "annotate") for r in about], summary)
+        )
 
 
 def _days(since: str | None, now: datetime) -> str:
@@ -51,10 +67,14 @@ def _days(since: str | None, now: datetime) -> str:
     return f"last fired {days} days ago"
 
 
-def _sws(
-    st: AgentState, tiers: dict[str, str], now: datetime, s: Settings, ref: dict
-) -> tuple[list[PlanItem], Counter]:
-    items, skipped = [], Counter()
+def _busy(st: AgentState) -> set[str]:
+    """Reflections a pending consolidation item depends on (SWS leaves them alone)."""
+    ends = {e for key in st.pending["decay_synapses"] for e in key.split("|")[:2]}
+    return ends | st.pending["summarize_community"]
+
+
+def _sws(st: AgentState, tiers: dict[str, str], now: datetime, s: Settings, out: _Plan) -> None:
+    busy = _busy(st)
     for rid in st.ids:
         fading = st.fading.get(rid)
         r = st.r_now[rid]
@@ -62,141 +82,167 @@ def _sws(
             tiers[rid], r, s, rescued=fading == "rescue", let_go=fading == "let_go"
         ):
             if fading == "rescue" and r is not None and r < s.threshold:
-                skipped["rescued"] += 1
+                out.skipped["rescued"] += 1
             continue
         if st.lifecycle.get(rid) in UNUSABLE:
-            skipped["challenged"] += 1
-            continue
-        if rid in st.pending["prune_reflection"]:
-            skipped["already pending"] += 1
-            continue
-        if rid in st.kept:
-            skipped["kept (a maintainer rejected its prune)"] += 1
-            continue
-        assert r is not None
-        why = (
-            f"R {r:.2f} is below the pruning threshold {s.threshold:.2f}; "
-            f"{_days(st.fires[rid].last_fire, now)}"
-            + ("; a maintainer let it go" if fading == "let_go" else "; nobody rescued it")
-            + ". Pruning soft-retires it (and its links): history stays, undo restores it."
-        )
-        basis = {"last_review": st.last_review[rid], "stability": st.stability[rid]}
-        params = {"reflection": rid, "retrievability": round(r, 4), "basis": basis}
-        items.append(_item(ref, "sws", "prune_reflection", params, why, [rid]))
-    return items, skipped
+            out.skipped["challenged or invalidated"] += 1
+        elif rid in st.pending["prune_reflection"]:
+            out.skipped["already pending"] += 1
+        elif rid in st.kept:
+            out.skipped["kept (a maintainer rejected its prune)"] += 1
+        elif rid in busy:
+            out.skipped["part of a pending policy or decay"] += 1
+        else:
+            assert r is not None
+            why = (
+                f"R {r:.2f} is below the pruning threshold {s.threshold:.2f}; "
+                f"{_days(st.fires[rid].last_fire, now)}"
+                + ("; a maintainer let it go" if fading == "let_go" else "; nobody rescued it")
+                + ". Pruning soft-retires it (and its links): history stays, undo restores it."
+            )
+            basis = {
+                "last_review": st.last_review[rid],
+                "stability": st.stability[rid],
+                "last_spike": st.fires[rid].last_spike,
+            }
+            params = {"reflection": rid, "retrievability": round(r, 4), "basis": basis}
+            out.add("sws", "prune_reflection", params, why, [rid])
 
 
 def _shy(
-    st: AgentState,
-    tiers: dict[str, str],
-    pruned: set[str],
-    community: dict[str, int],
-    s: Settings,
-    ref: dict,
-) -> list[PlanItem]:
+    st: AgentState, tiers: dict[str, str], excluded: set[str], community: dict[str, int],
+    s: Settings, out: _Plan,
+) -> None:  # fmt: skip
     stale = {rid for rid, t in tiers.items() if t == "stale"}
     pending = st.pending["decay_synapses"]
     picks = [
         (syn, to)
-        for syn, to in shy_picks(st.synapses, stale, pruned, s)
+        for syn, to in shy_picks(st.synapses, stale, excluded, s)
         if f"{syn.pre}|{syn.post}|{syn.type}" not in pending
     ]
-    groups: dict[int, list] = defaultdict(list)
+    # Both rows of a bidirectional pair stay in one item (they may retire together).
+    units: dict[tuple[int, str, str, str], list] = defaultdict(list)  # type: ignore[type-arg]
     for syn, to in picks:
-        groups[min(community.get(syn.pre, -1), community.get(syn.post, -1))].append((syn, to))
-    items = []
-    for c in sorted(groups):
-        chunk_all = groups[c]
-        for start in range(0, len(chunk_all), MAX_SYNAPSES_PER_ITEM):
-            chunk = chunk_all[start : start + MAX_SYNAPSES_PER_ITEM]
-            retired = sum(1 for _syn, to in chunk if to is None)
-            where = f"community #{c}" if c >= 0 else "reflections outside any community"
-            why = (
-                f"{len(chunk)} weak link(s) (weight < {s.weak_below:.2f}) in {where} join "
-                f"reflections that have not fired for {s.stale_days}+ days. SHY scales them "
-                f"× {s.decay_factor:g} (Spikuit's default)"
-                + (
-                    f"; {retired} fall below the {s.weight_floor:g} floor and are retired."
-                    if retired
-                    else "."
-                )
-            )
-            syns = [
-                {"pre": x.pre, "post": x.post, "type": x.type, "weight": x.weight, "to": to}
-                for x, to in chunk
-            ]
-            params = {"synapses": syns, "factor": s.decay_factor, "floor": s.weight_floor}
-            items.append(_item(ref, "shy", "decay_synapses", params, why, []))
-    return items
+        c = min(community.get(syn.pre, -1), community.get(syn.post, -1))
+        a, z = sorted((syn.pre, syn.post))
+        units[(c, a, z, syn.type)].append((syn, to))
+    groups: dict[int, list[list]] = defaultdict(list)  # type: ignore[type-arg]
+    for key in sorted(units):
+        groups[key[0]].append(units[key])
+    for c, unit_list in sorted(groups.items()):
+        chunk: list = []  # type: ignore[type-arg]
+        for unit in [*unit_list, None]:
+            if unit is not None and len(chunk) + len(unit) <= MAX_SYNAPSES_PER_ITEM:
+                chunk += unit
+                continue
+            if chunk:
+                _decay_item(st, c, chunk, s, out)
+            chunk = list(unit or [])
 
 
-def policy_id(members: list[str]) -> str:
-    """A policy id derived from its members (the same draft gets the same id)."""
-    return "pol-" + hashlib.sha256("|".join(sorted(members)).encode()).hexdigest()[:12]
+def _decay_item(st: AgentState, c: int, chunk: list, s: Settings, out: _Plan) -> None:  # type: ignore[type-arg]
+    retired = sum(1 for _syn, to in chunk if to is None)
+    where = f"community #{c}" if c >= 0 else "reflections outside any community"
+    why = (
+        f"{len(chunk)} weak link(s) (weight < {s.weak_below:.2f}) in {where} join "
+        f"reflections that have not fired for {s.stale_days}+ days. SHY scales them "
+        f"× {s.decay_factor:g} (Spikuit's default)"
+        + (
+            f"; {retired} fall below the {s.weight_floor:g} floor and are retired."
+            if retired
+            else "."
+        )  # noqa: E501
+    )
+    syns = [
+        {"pre": x.pre, "post": x.post, "type": x.type, "weight": x.weight, "to": to}
+        for x, to in chunk
+    ]
+    ends = sorted({e for x, _to in chunk for e in (x.pre, x.post)})
+    basis = {"spikes": {e: st.fires[e].last_spike for e in ends}}
+    params = {"synapses": syns, "factor": s.decay_factor, "floor": s.weight_floor, "basis": basis}
+    out.add("shy", "decay_synapses", params, why, ends)
 
 
-def rem_groups(
-    st: AgentState, part: Partition, excluded: set[str], s: Settings
-) -> tuple[list[tuple[int, list[str], str | None]], Counter]:
-    """Communities needing a policy: ``(community, members, previous policy)``."""
-    skipped: Counter = Counter()
-    by_c: dict[int, list[str]] = defaultdict(list)
-    live = set(st.ids)
-    for rid, c in zip(part.ids, part.membership.tolist(), strict=True):
-        if rid in live:
-            by_c[int(c)].append(rid)
-    attached: dict[int, list[str]] = defaultdict(list)
-    for pid, c in sorted(part.policies.items()):
-        if pid in st.policies:
-            attached[int(c)].append(pid)
-    out = []
-    for c in sorted(by_c):
-        everyone = set(by_c[c])
-        members = sorted(m for m in everyone if m not in excluded)
-        if len(members) < s.min_community:
+def policy_id(plan_id: str, members: list[str]) -> str:
+    """A new policy's id: from the plan and its members (the same draft in the same plan
+    gets the same id; another plan never reuses a retired policy's id)."""
+    digest = hashlib.sha256(f"{plan_id}|{'|'.join(sorted(members))}".encode())
+    return "pol-" + digest.hexdigest()[:12]
+
+
+def _summarize(
+    st: AgentState, c: int, members: list[str], previous: str | None, texts: dict[str, str],
+    out: _Plan,
+) -> None:  # fmt: skip
+    if len(members) > MAX_NEURONS_PER_PROPOSAL:  # the most stable ones speak for it
+        members = sorted(members, key=lambda m: (-(st.stability[m] or 0.0), m))
+        members = sorted(members[:MAX_NEURONS_PER_PROPOSAL])
+    people = [Member(m, texts.get(m, ""), st.stability[m], st.skill[m]) for m in members]
+    body = draft(people)[:MAX_POLICY_TEXT]
+    r = [st.r_now[m] for m in members if st.r_now[m] is not None]
+    mean_r = f"mean R {sum(r) / len(r):.2f}" if r else "no reviews yet"
+    why = f"Community #{c} ({len(members)} reflections, {mean_r}) has no current policy"
+    if previous:
+        keep = len(set(st.policies[previous].live_targets) & set(members))
+        why += f"; its previous policy {previous} covers only {keep} of them and is replaced"
+    why += ". The draft is extractive (shared terms and the most stable lessons): edit it."
+    skill = Counter(st.skill[m] for m in members).most_common(1)[0][0]
+    params: dict[str, Any] = {
+        "policy": policy_id(out.ref["id"], members),
+        "text": body,
+        "members": members,
+        "weight": POLICY_WEIGHT,
+        "community": c,
+        "previous_policy": previous,
+        "domain": one_line(skill, 128) or "policy",
+    }
+    out.add("rem", "summarize_community", params, why, members)
+
+
+def _orphans(st: AgentState, keep: set[str], out: _Plan) -> None:
+    for pid, pol in sorted(st.policies.items()):
+        if pid in keep or pid in st.pending["retire_policy"]:
             continue
-        overlaps = {p: jaccard(set(st.policies[p].live_targets), everyone) for p in st.policies}
-        if any(v >= s.policy_overlap for v in overlaps.values()):
-            skipped["community has a current policy"] += 1
+        total, live = len(pol.targets), len(pol.live_targets)
+        if total == 0 or live >= max(2, math.ceil(total / 2)):
             continue
-        if len(set(members) & st.pending["summarize_community"]) * 2 > len(members):
-            skipped["already pending"] += 1
-            continue
-        previous = sorted(attached[c], key=lambda p: (-overlaps[p], p))
-        out.append((c, members, previous[0] if previous else None))
-    return out, skipped
+        lessons = "reflection it summarises is" if total == 1 else "reflections it summarises are"
+        why = (
+            f"Only {live} of the {total} {lessons} still live: the lessons it stood for are "
+            "gone. Retiring soft-retires it and its links."
+        )
+        out.add("rem", "retire_policy", {"policy": pid}, why, [pid])
 
 
 def build(
-    st: AgentState, part: Partition | None, texts: dict[str, str], now: datetime, s: Settings
+    st: AgentState, part: Partition | None, texts: Texts, now: datetime, s: Settings
 ) -> ConsolidationPlan:
-    """The plan (``texts``: contents of the REM members and previous policies)."""
+    """The plan; ``texts`` reads contents (only REM members and previous policies are
+    read)."""
     planned_at = fsrs_math.format_ts(now)
     digest = hashlib.sha256(f"{st.fingerprint}|{planned_at}|{s.to_json()}".encode())
     plan_id = f"cons-{digest.hexdigest()[:12]}"
-    ref = {"id": plan_id, "fingerprint": st.fingerprint}
+    out = _Plan({"id": plan_id, "fingerprint": st.fingerprint})
     tiers = {rid: tier_of(st.fires[rid], now, s) for rid in st.ids}
     triage = Counter(tiers.values())
     triage["contested"] = sum(1 for rid in st.ids if contested(st.fires[rid]))
-    sws, skipped = _sws(st, tiers, now, s, ref)
-    pruned = {it.params["reflection"] for it in sws} | st.pending["prune_reflection"]
+    _sws(st, tiers, now, s, out)
+    pruned = {i.params["reflection"] for i in out.items} | st.pending["prune_reflection"]
     community = dict(zip(part.ids, part.membership.tolist(), strict=True)) if part else {}
-    shy = _shy(st, tiers, pruned, community, s, ref)
-    rem: list[PlanItem] = []
-    superseded: set[str] = set()
+    _shy(st, tiers, pruned | _busy(st), community, s, out)
+    keep: set[str] = set()
     if part is not None:
-        excluded = (
-            pruned
-            | st.pending["prune_reflection"]
-            | {rid for rid, state in st.lifecycle.items() if state in UNUSABLE}
-        )
+        excluded = pruned | {rid for rid, state in st.lifecycle.items() if state in UNUSABLE}
         groups, more = rem_groups(st, part, excluded, s)
-        skipped.update(more)
+        out.skipped.update(more)
+        keep = current_policies(st, part, s)
+        wanted = sorted({m for _c, members, _p in groups for m in members})
+        contents = texts(wanted) if wanted else {}
         for c, members, previous in groups:
-            rem.append(_summarize_item(st, c, members, previous, texts, ref))
+            _summarize(st, c, members, previous, contents, out)
             if previous:
-                superseded.add(previous)
-    rem += _orphans(st, superseded, ref)
+                keep.add(previous)
+    _orphans(st, keep, out)
     return ConsolidationPlan(
         id=plan_id,
         fingerprint=st.fingerprint,
@@ -204,53 +250,6 @@ def build(
         planner=PLANNER,
         settings=s,
         triage={t: triage.get(t, 0) for t in (*("hot", "warm", "stale", "new"), "contested")},
-        items=sws + shy + rem,
-        skipped=dict(skipped),
+        items=out.items,
+        skipped=dict(out.skipped),
     )
-
-
-def _summarize_item(
-    st: AgentState,
-    c: int,
-    members: list[str],
-    previous: str | None,
-    texts: dict[str, str],
-    ref: dict,
-) -> PlanItem:
-    people = [Member(m, texts.get(m, ""), st.stability[m], st.skill[m]) for m in members]
-    body = draft(people)
-    r = [st.r_now[m] for m in members if st.r_now[m] is not None]
-    mean_r = f"mean R {sum(r) / len(r):.2f}" if r else "no reviews yet"
-    why = f"Community #{c} ({len(members)} reflections, {mean_r}) has no current policy"
-    if previous:
-        old = st.policies[previous]
-        keep = len(set(old.live_targets) & set(members))
-        why += f"; its previous policy {previous} covers only {keep} of them and is replaced"
-    why += ". The draft is extractive (shared terms and the most stable lessons): edit it."
-    skills = Counter(st.skill[m] for m in members)
-    params = {
-        "policy": policy_id(members),
-        "text": body,
-        "members": members,
-        "weight": POLICY_WEIGHT,
-        "community": c,
-        "previous_policy": previous,
-        "domain": skills.most_common(1)[0][0] or "policy",
-    }
-    return _item(ref, "rem", "summarize_community", params, why, members)
-
-
-def _orphans(st: AgentState, superseded: set[str], ref: dict) -> list[PlanItem]:
-    items = []
-    for pid, pol in sorted(st.policies.items()):
-        if pid in superseded or pid in st.pending["retire_policy"]:
-            continue
-        total, live = len(pol.targets), len(pol.live_targets)
-        if total == 0 or live >= max(2, math.ceil(total / 2)):
-            continue
-        why = (
-            f"Only {live} of the {total} reflections it summarises are still live: the "
-            "lessons it stood for are gone. Retiring soft-retires it and its links."
-        )
-        items.append(_item(ref, "rem", "retire_policy", {"policy": pid}, why, [pid]))
-    return items

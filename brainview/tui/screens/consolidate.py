@@ -23,7 +23,7 @@ from textual.widgets import Label, Static
 
 from brainview.core.safe_text import one_line
 
-SHOWN_PER_PHASE = 8
+SHOWN_PER_PHASE = 6
 
 
 @dataclass
@@ -31,6 +31,7 @@ class PlanReady(Message):
     """The plan is computed."""
 
     plan: Any
+    titles: dict[str, str]
 
 
 @dataclass
@@ -47,29 +48,72 @@ class PlanQueued(Message):
     ids: list[str]
 
 
-def render_plan(plan: Any) -> Group:
-    """Triage tiers, then each phase with its first items and what was left out."""
-    from brainview.services.consolidate import PHASE_NAMES, PHASES
+KIND_ORDER = (
+    ("prune_reflection", "sws"),
+    ("decay_synapses", "shy"),
+    ("summarize_community", "rem"),
+    ("retire_policy", "rem"),
+)
 
+
+def _line(item: Any, titles: dict[str, str]) -> Text:
+    p = item.params
+    if item.kind == "prune_reflection":
+        head = f"prune {p['reflection']} (R {p.get('retrievability', 0):.2f})"
+        title = titles.get(p["reflection"], "")
+    elif item.kind == "summarize_community":
+        head = f"policy for community #{p.get('community')} · {len(p['members'])} lessons"
+        title = titles.get(p["members"][0], "") if p["members"] else ""
+    elif item.kind == "retire_policy":
+        head, title = f"retire policy {p['policy']}", titles.get(p["policy"], "")
+    else:
+        head, title = item.summary, ""
+    line = Text("  " + one_line(head, 60), no_wrap=True, overflow="ellipsis")
+    if title:
+        line.append("  " + one_line(title, 80), style="dim")
+    return line
+
+
+def render_plan(plan: Any, titles: dict[str, str] | None = None) -> Group:
+    """Triage tiers (explained), then each phase's items by kind, and what was left out."""
+    from brainview.services.consolidate import PHASE_NAMES
+
+    titles = titles or {}
     t = plan.triage
     lines: list[Text] = [
         Text(
             f"triage: {t['hot']} hot · {t['warm']} warm · {t['stale']} stale · "
-            f"{t['new']} new · {t['contested']} contested",
+            f"{t['new']} new (of which {t['contested']} contested)",
+        ),
+        Text(
+            "hot: fired 3+ times in 7 days · warm: fired within 30 days · stale: not for 30+ "
+            "days · new: younger, never fired · contested: mostly misses lately",
+            style="dim",
         ),
         Text(""),
     ]
-    for phase in PHASES:
-        items = [i for i in plan.items if i.phase == phase]
-        lines.append(Text(f"{PHASE_NAMES[phase]}: {len(items)}", style="bold"))
-        for item in items[:SHOWN_PER_PHASE]:
-            lines.append(Text("  " + one_line(item.summary, 90)))
+    phase = None
+    for kind, kind_phase in KIND_ORDER:
+        items = [i for i in plan.items if i.kind == kind]
+        if kind_phase != phase:
+            phase = kind_phase
+            n = sum(1 for i in plan.items if i.phase == phase)
+            lines.append(Text(f"{PHASE_NAMES[phase]}: {n}", style="bold"))
+        lines += [_line(i, titles) for i in items[:SHOWN_PER_PHASE]]
         if len(items) > SHOWN_PER_PHASE:
             lines.append(Text(f"  … and {len(items) - SHOWN_PER_PHASE} more", style="dim"))
     if plan.skipped:
-        left = ", ".join(f"{n} {one_line(w, 40)}" for w, n in sorted(plan.skipped.items()))
-        lines += [Text(""), Text("left out: " + left, style="dim")]
+        left = " · ".join(f"{one_line(w, 50)}: {n}" for w, n in sorted(plan.skipped.items()))
+        lines += [Text(""), Text("left out — " + left, style="dim")]
     return Group(*lines)
+
+
+def _subject(item: Any) -> str | None:
+    """The neuron an item line is titled by."""
+    p = item.params
+    if item.kind == "summarize_community":
+        return p["members"][0] if p["members"] else None
+    return p.get("reflection") or p.get("policy")
 
 
 class ConsolidateScreen(ModalScreen[tuple[int, str] | None]):
@@ -132,22 +176,27 @@ class ConsolidateScreen(ModalScreen[tuple[int, str] | None]):
         def progress(stage: str, _fraction: float) -> None:
             app.call_from_thread(self._status, f"planning: {one_line(stage, 80)}…")
 
+        from brainview.services.curves import titles
+
         try:
             with app.open_project(write_agent=True) as project:
                 plan = consolidate.plan(
                     project, now=app.now(), settings=settings, progress=progress
                 )
+                wanted = [_subject(i) for i in plan.items]
+                with project.require_agent().read() as conn:
+                    named = titles(project, conn, [w for w in wanted if w])
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(PlanFailed(one_line(str(err), 200)))
             return
-        self.post_message(PlanReady(plan))
+        self.post_message(PlanReady(plan, named))
 
     @on(PlanReady)
     def _ready(self, message: PlanReady) -> None:
         self.plan = message.plan
         n = len(self.plan.items)
         self._status(f"{n} change(s) planned" if n else "nothing to consolidate")
-        self.query_one("#consolidate-plan", Static).update(render_plan(self.plan))
+        self.query_one("#consolidate-plan", Static).update(render_plan(self.plan, message.titles))
         self.refresh_bindings()
 
     @on(PlanFailed)

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
 from brainview.core.kinds_agent import MAX_POLICY_TEXT
-from brainview.core.safe_text import one_line
+from brainview.core.safe_text import clean, one_line
 
 
 class PolicyEditor(ModalScreen[str | None]):
@@ -23,6 +23,7 @@ class PolicyEditor(ModalScreen[str | None]):
     | Key | Action |
     |-----|--------|
     | `ctrl+s` | Accept the policy with this text |
+    | `ctrl+a` | Select all (type to replace the draft) |
     | `escape` | Cancel (nothing decided) |
     """
 
@@ -33,6 +34,14 @@ class PolicyEditor(ModalScreen[str | None]):
             "Accept with this text",
             id="policy.accept",
             tooltip="Accept the policy proposal with the edited text",
+            priority=True,
+        ),
+        Binding(
+            "ctrl+a",
+            "select_all",
+            "Select all",
+            id="policy.select_all",
+            tooltip="Select the whole text (type to replace it)",
             priority=True,
         ),
         Binding("escape", "cancel", "Cancel", id="policy.cancel", tooltip="Close, decide nothing"),
@@ -47,9 +56,13 @@ class PolicyEditor(ModalScreen[str | None]):
         with Vertical(id="policy-box"):
             title = f"Edit policy {one_line(self._policy_id, 40)}, then accept it"
             yield Label(title, id="policy-title", markup=False)
-            yield TextArea(self._draft, id="policy-text", soft_wrap=True, show_line_numbers=False)
+            # Shown cleaned: a TextArea passes control characters to the terminal as is.
+            draft = clean(self._draft)
+            yield TextArea(draft, id="policy-text", soft_wrap=True, show_line_numbers=False)
             yield Label(
-                "ctrl+s accepts with this text · escape cancels", classes="hint", markup=False
+                "ctrl+s accepts with this text · ctrl+a selects all · escape cancels",
+                classes="hint",
+                markup=False,
             )
 
     def on_mount(self) -> None:
@@ -57,7 +70,7 @@ class PolicyEditor(ModalScreen[str | None]):
 
     def action_save(self) -> None:
         """Accept with the text as it stands (refused when empty or too long)."""
-        text = self.query_one("#policy-text", TextArea).text
+        text = clean(self.query_one("#policy-text", TextArea).text)  # pasted controls: inert
         if not text.strip():
             self.notify("A policy needs some text.", severity="warning")
             return
@@ -65,6 +78,10 @@ class PolicyEditor(ModalScreen[str | None]):
             self.notify(f"At most {MAX_POLICY_TEXT} characters.", severity="warning")
             return
         self.dismiss(text)
+
+    def action_select_all(self) -> None:
+        """Select the whole text."""
+        self.query_one("#policy-text", TextArea).select_all()
 
     def action_cancel(self) -> None:
         """Close without deciding."""
