@@ -30,7 +30,7 @@ from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, context
 from brainview.services.apply.view import UserView
-from brainview.services.consolidate.review_view import AgentItemView, item_view
+from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_all
 from brainview.store.cards import card_of
@@ -172,6 +172,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                 aconn, agent.era, detail.id, detail.kind, params,
                 pending=detail.status == "pending", now=now,
             )  # fmt: skip
+            name_item_refs(uconn, project.user.era, detail.agent_item, params)
         detail.preview = detail.agent_item.preview
         detail.change_log = detail.agent_item.change_log
         return detail

@@ -190,3 +190,30 @@ async def test_heavy_run_shows_progress_stays_responsive_and_cancels(demo, monke
     # Cancelled: nothing was cached.
     sql = "SELECT name FROM sqlite_master WHERE name = 'brainview_community_run'"
     assert _agent(root, sql) == []
+
+
+async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.screens.invalidate import InvalidateScreen
+
+    root, _ = demo
+    app = _app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CommunitiesScreen) and screen.fading and screen.fading.rows
+        await pilot.press("down")
+        expected = screen.fading.rows[screen.query_one("#fading", DataTable).cursor_row].id
+        await pilot.press("x")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, InvalidateScreen) and modal.targets == [expected]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("f")  # back on the clusters table: the whole community
+        await settle(pilot)
+        screen.query_one("#clusters", DataTable).focus()
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, InvalidateScreen) and len(app.screen.targets) > 1

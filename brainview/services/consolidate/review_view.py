@@ -17,11 +17,14 @@ from typing import Any
 from sqlalchemy import Connection
 
 from brainview.core.policy_text import PolicyDiff, diff, first_line
+from brainview.core.refs import name_refs, parse_refs
+from brainview.core.safe_text import first_line as title_line
 from brainview.errors import ConflictError
 from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.consolidate import apply_agent
 from brainview.store.bv_schema_consolidation import item_of
 from brainview.store.era import Era
+from brainview.store.readmodel import neurons_by_ids
 from brainview.store.rows import driver
 
 MAX_COUNTER = 12
@@ -50,6 +53,8 @@ class AgentItemView:
     diff: PolicyDiff | None = None
     draft: str | None = None
     """The planner's draft when the maintainer edited the text on accepting."""
+    display_text: str | None = None
+    """The policy text with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
 
 
 def _titles(raw: Any, ids: list[str]) -> dict[str, str]:
@@ -94,8 +99,8 @@ def counter_examples(conn: Connection, era: Era, members: list[str]) -> list[Cou
             continue
         seen.add(pair)
         other, member = (post, pre) if pre in mset else (pre, post)
-        where = "another member" if other in mset else "a lesson outside the community"
-        out.append((other, f"contrasts {member} ({where})"))
+        where = "a member too" if other in mset else "outside the community"
+        out.append((other, f"{where}; contrasts member {member}"))
     titles = _titles(raw, sorted({rid for rid, _w in out}))
     return [CounterExample(rid, titles.get(rid, rid), why) for rid, why in out[:MAX_COUNTER]]
 
@@ -151,3 +156,29 @@ def item_view(
         _previous(conn, era, view, params)
         view.draft = params.get("draft")
     return view
+
+
+def name_item_refs(
+    user_conn: Connection, user_era: Era, view: AgentItemView, params: dict[str, Any]
+) -> None:
+    """Name the ``[user:…]`` references of the policy text, the previous policy and the
+    counter-examples (one batch read of the user brain); stored text is untouched."""
+    text = str(params.get("text") or "")
+    parts = [text, view.previous_text or "", *(c.title for c in view.counter_examples)]
+    wanted = sorted({r for part in parts for r in parse_refs(part)})
+    if not wanted:
+        return
+    users = neurons_by_ids(user_conn, user_era, wanted)
+    known = {u.id: (title_line(u.content, 40) or u.id, u.live) for u in users.values()}
+    view.display_text = name_refs(text, known) if text else None
+    if view.previous_text is not None and view.diff is not None:
+        view.diff = diff(
+            name_refs(view.previous_text, known),
+            set(view.diff.removed) | set(params.get("members", [])) - set(view.diff.added),
+            view.display_text or text,
+            set(params.get("members", [])),
+        )
+    view.counter_examples = [
+        CounterExample(c.reflection_id, name_refs(c.title, known), c.why)
+        for c in view.counter_examples
+    ]

@@ -365,7 +365,14 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
             table.move_cursor(row=max(0, min(cursor, len(self.rows) - 1)), animate=False)
 
     def lifecycle_targets(self) -> list[str]:
-        """Every member of the highlighted community (not only the rows on screen)."""
+        """What ``x``/``c``/``R`` act on: the highlighted reflection on the fading list or
+        in the members table; from the clusters table, every member of the highlighted
+        community (not only the rows on screen)."""
+        if self._tab() == "fading-tab" or (
+            isinstance(self.focused, DataTable) and self.focused.id == "members"
+        ):
+            rid = self._highlighted_reflection()
+            return [rid] if rid else []
         if self.data is None or self.number is None:
             return []
         picked = self.data.community == self.number

@@ -27,16 +27,23 @@ are not graded. A rejection also writes a new reflection with your reason.
 **Communities** (`3`): clusters of lessons with size, skills, mean R, ✓/✗ record and
 policy; `enter` on a member opens the **reflection view** (text with `[user:…]`
 references resolved, FSRS card, stability history, forgetting forecast, audit trail).
-`f` switches to the fading list (`k` rescue, `l` let go). On a reflection or a
-community: `x` invalidate (reason + blast radius), `c` challenge, `R` reinstate,
-`U` undo the last lifecycle batch.
+`f` switches to the fading list (`k` rescue, `l` let go). On a reflection, a member,
+a fading row or (from the clusters table) a whole community: `x` invalidate (reason +
+blast radius), `c` challenge, `R` reinstate, `U` undo the last lifecycle batch.
+
+**Consolidate** (`z` on Communities, or `ctrl+p` → *reflections: consolidate*): plans
+prunes of faded lessons (SWS), decay of weak links between stale ones (SHY) and one
+draft policy per community (REM); `enter` queues each as a proposal and opens triage on
+them. A policy shows its members, counter-examples and the diff against the previous
+one; `E` edits its text, `ctrl+s` accepts with your text. `ctrl+p` → *reflections:
+pause writing* stops rejections from writing new lessons (the triage title says so).
 
 **Overview** (`1`): both brains' vital signs, retention (R now per decile) and the
 agent metrics (acceptance, seconds per decision, policies, reflections at risk).
 
 Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · ☣ suspect ·
 ⊘ invalidated. `ctrl+p` opens the command palette (type a reflection id or words to
-jump to it); `ctrl+q` quits.
+jump to it); `ctrl+q` quits; `escape` closes this help.
 """
 
 

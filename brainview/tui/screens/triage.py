@@ -6,7 +6,6 @@ moves the cursor and redraws what changed when the result message arrives.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING
 
@@ -19,13 +18,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from brainview.core.safe_text import one_line
+from brainview.tui.screens.triage_decide import TriageDecisions
+from brainview.tui.screens.triage_extras import TriageExtras
 from brainview.tui.screens.triage_messages import (
     ActionFailed,
-    DecisionPersisted,
     DetailLoaded,
     QueueExtended,
     QueueLoaded,
-    UndoPersisted,
 )
 from brainview.tui.widgets.proposal_view import (
     queue_cells,
@@ -33,7 +32,6 @@ from brainview.tui.widgets.proposal_view import (
     render_header,
     render_user_side,
 )
-from brainview.tui.widgets.reason_prompt import ReasonPrompt
 
 if TYPE_CHECKING:
     from brainview.services.detail import ProposalDetail
@@ -43,7 +41,7 @@ SORTS = ("age", "newest", "kind", "consulted")
 PAGE = 200
 
 
-class TriageScreen(Screen[None]):
+class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     """Work through pending proposals; each decision grades the consulted reflections.
 
     | Key | Action |
@@ -201,6 +199,7 @@ class TriageScreen(Screen[None]):
         if getattr(self, "_summary_width", None) == summary:
             return
         self._summary_width = summary
+        keep = self.current_id if self.rows else None  # clearing resets the cursor
         table.clear(columns=True)
         for label, key in (
             ("", "mark"),
@@ -213,10 +212,15 @@ class TriageScreen(Screen[None]):
             table.add_column(label, key=key, width=summary if key == "summary" else fixed[key])
         if self.rows:
             self._fill_table(self.rows)
+            ids = [r.id for r in self.rows]
+            if keep in ids:
+                table.move_cursor(row=ids.index(keep), animate=False)
 
     def on_resize(self) -> None:
-        # Panes get their new size after this event; measure once they have.
+        # Panes get their new size after this event (a breakpoint may change the layout
+        # a frame later): measure once they have, and once more shortly after.
         self.call_after_refresh(self._fit_columns)
+        self.set_timer(0.1, self._fit_columns)
 
     def _fit_columns(self) -> None:
         width = self.query_one("#queue-pane").size.width
@@ -259,7 +263,7 @@ class TriageScreen(Screen[None]):
         except Exception as err:  # noqa: BLE001
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return
-        self.post_message(QueueLoaded(rows, total, sig, keep))
+        self.post_message(QueueLoaded(rows, total, sig, keep, (sort, needle)))
 
     @work(thread=True, exclusive=True, group="triage-more")
     def load_more(self, sort: str, needle: str, offset: int) -> None:
@@ -311,6 +315,8 @@ class TriageScreen(Screen[None]):
 
     @on(QueueLoaded)
     def show_queue(self, message: QueueLoaded) -> None:
+        if message.query != (self.sort, self.needle):
+            return  # a thread read for an older sort or filter finished late
         self.rows, self.total, self.signature = message.rows, message.total, message.signature
         table = self.query_one("#queue", DataTable)
         self._fill_table(self.rows)
@@ -396,6 +402,9 @@ class TriageScreen(Screen[None]):
             self.prefetch(nxt)
 
     def _render_detail(self, detail: ProposalDetail) -> None:
+        if self.detail is None or self.detail.id != detail.id:  # a new proposal: from the top
+            for pane in ("#proposal-scroll", "#user-side", "#agent-side"):
+                self.query_one(pane).scroll_home(animate=False)
         self.detail = detail
         self.query_one("#proposal", Static).update(render_header(detail))
         self.query_one("#user-neurons", Static).update(render_user_side(detail))
@@ -443,166 +452,9 @@ class TriageScreen(Screen[None]):
             return True if editable else None
         return True
 
-    def action_edit_policy(self) -> None:
-        """Edit the highlighted policy proposal's text; saving accepts it with that text."""
-        from brainview.tui.widgets.policy_editor import PolicyEditor
-
-        d = self.detail
-        if d is None or d.kind != "summarize_community" or d.id != self.current_id:
-            return
-        pid, seconds = d.id, time.monotonic() - self.shown_at
-        policy = str(d.params.get("policy", ""))
-
-        def done(text: str | None) -> None:
-            if text is not None:
-                self._optimistic_remove([pid])
-                self.decide([pid], "accept", None, seconds, text)
-
-        self.app.push_screen(PolicyEditor(policy, str(d.params.get("text", ""))), done)
-
-    def _targets(self) -> list[str]:
-        if self.marked:
-            return [r.id for r in self.rows if r.id in self.marked]
-        pid = self.current_id
-        return [pid] if pid else []
-
-    def action_accept(self) -> None:
-        """Accept the highlighted (or marked) proposals."""
-        targets = self._targets()
-        stale = [r.id for r in self.rows if r.id in targets and r.stale]
-        if stale:
-            self.notify(
-                f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
-                severity="warning",
-            )
-            return
-        if targets:
-            seconds = time.monotonic() - self.shown_at
-            self._optimistic_remove(targets)
-            self.decide(targets, "accept", None, seconds)
-
-    def action_reject(self) -> None:
-        """Ask for a reason, then reject the highlighted (or marked) proposals."""
-        targets = self._targets()
-        if not targets:
-            return
-        seconds = time.monotonic() - self.shown_at
-        title = f"Reject {len(targets)} proposal(s)" if len(targets) > 1 else "Reject proposal"
-
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                self._optimistic_remove(targets)
-                self.decide(targets, "reject", reason or None, seconds)
-
-        self.app.push_screen(ReasonPrompt(title), done)
-
-    def _optimistic_remove(self, ids: list[str]) -> None:
-        """Take decided rows off the queue at once; the next proposal slides under the
-        cursor while the decision commits.  A refusal reloads the queue (rows return)."""
-        gone = set(ids)
-        table = self.query_one("#queue", DataTable)
-        old = [r.id for r in self.rows]
-        cursor = max(0, table.cursor_row)
-        after = [pid for pid in old[cursor:] if pid not in gone]
-        before = [pid for pid in old[:cursor] if pid not in gone]
-        target = after[0] if after else (before[-1] if before else None)
-        for pid in ids:
-            if pid in old:
-                table.remove_row(pid)
-            self._details.pop(pid, None)
-        self.rows = [r for r in self.rows if r.id not in gone]
-        self.total = max(0, self.total - len(gone & set(old)))
-        self.marked -= gone
-        self._update_title()
-        if target is not None:
-            table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
-        self._after_cursor()
-
-    def action_dismiss(self) -> None:
-        """Set the highlighted (or marked) proposals aside without a verdict."""
-        targets = self._targets()
-        if not targets:
-            return
-        seconds = time.monotonic() - self.shown_at
-
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                self._optimistic_remove(targets)
-                self.decide(targets, "dismiss", reason or None, seconds)
-
-        self.app.push_screen(ReasonPrompt(f"Dismiss {len(targets)} proposal(s)"), done)
-
     def action_skip(self) -> None:
         """Move on without deciding."""
         self.action_cursor(1)
-
-    def action_copy_id(self) -> None:
-        """Copy the highlighted proposal's id (OSC 52; tmux needs ``set-clipboard on``)."""
-        pid = self.current_id
-        if pid:
-            self.app.copy_to_clipboard(pid)
-            self.notify(f"copied {one_line(pid, 40)}", timeout=2, markup=False)
-
-    def action_copy_json(self) -> None:
-        """Copy the highlighted proposal as JSON (control characters stay escaped)."""
-        d = self.detail
-        if d is None or d.id != self.current_id:
-            return
-        payload = {
-            "id": d.id,
-            "skill": d.skill,
-            "kind": d.kind,
-            "params": d.params,
-            "rationale": d.rationale,
-            "created_at": d.created_at,
-            "status": d.status,
-            "consulted": [{"reflection": v.id, "stance": v.stance} for v in d.consulted],
-            "retrieved": [v.id for v in d.retrieved],
-        }
-        self.app.copy_to_clipboard(json.dumps(payload, ensure_ascii=True, sort_keys=True))
-        self.notify("copied proposal JSON", timeout=2)
-
-    def action_export(self) -> None:
-        """Export the loaded queue rows (as filtered and sorted) to CSV or JSON."""
-
-        def done(path: str | None) -> None:
-            if path:
-                self.export_view(path)
-
-        self.app.push_screen(
-            ReasonPrompt(
-                "Export the queue view", required=True, placeholder="path ending .csv or .json"
-            ),
-            done,
-        )
-
-    @work(thread=True, exclusive=True, group="triage-export")
-    def export_view(self, path: str) -> None:
-        """Write the rows off the UI thread."""
-        from pathlib import Path
-
-        from brainview.services.view_export import export_rows
-
-        rows = [
-            {
-                "id": r.id,
-                "kind": r.kind,
-                "skill": r.skill,
-                "summary": r.summary,
-                "created_at": r.created_at,
-                "consulted": r.n_consulted,
-                "stale": r.stale or "",
-            }
-            for r in self.rows
-        ]
-        try:
-            n = export_rows(rows, Path(path).expanduser())
-        except Exception as err:  # noqa: BLE001 - shown to the user
-            self.post_message(ActionFailed(one_line(str(err), 200)))
-            return
-        self.app.call_from_thread(
-            self.notify, f"exported {n} row(s) to {one_line(path, 60)}", markup=False
-        )
 
     def action_cursor_last(self) -> None:
         """Jump to the last loaded proposal (loads the next page if there is one)."""
@@ -619,100 +471,6 @@ class TriageScreen(Screen[None]):
         table = self.query_one("#queue", DataTable)
         if self.rows:
             table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
-
-    @work(thread=True, exclusive=True, group="triage-decide")
-    def decide(
-        self,
-        ids: list[str],
-        verdict: str,
-        reason: str | None,
-        seconds: float,
-        policy_text: str | None = None,
-    ) -> None:
-        """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
-        from brainview.services import apply, review
-
-        review_cfg = self.app.config.review  # type: ignore[attr-defined]
-        self.busy = True
-        results = []
-        try:
-            applier = apply.applier_for(self.app.paths) if verdict == "accept" else None  # type: ignore[attr-defined]
-            with self.app.open_project(  # type: ignore[attr-defined]
-                write_agent=True, write_user=applier is not None
-            ) as project:
-                # All marked proposals in one transaction: all decided, or none.
-                results = review.decide_many(
-                    project,
-                    ids,
-                    verdict,  # type: ignore[arg-type]
-                    reason=reason,
-                    decider=self.app.decider,  # type: ignore[attr-defined]
-                    seconds_on_screen=seconds / max(1, len(ids)),
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                    applier=applier,
-                    write_reflections=review_cfg.write_reflections,
-                    annotate_grade=review_cfg.annotate_grade,
-                    policy_text=policy_text,
-                )
-        except Exception as err:  # noqa: BLE001 - shown to the user
-            self.post_message(ActionFailed(one_line(str(err), 200)))
-        finally:
-            self.busy = False
-        if results:
-            self.post_message(DecisionPersisted(results, verdict))
-
-    @on(DecisionPersisted)
-    def decided(self, message: DecisionPersisted) -> None:
-        ids = {r.proposal_id for r in message.results}
-        self.session_decisions += [r.decision_id for r in message.results]
-        self.marked -= ids
-        self.anchor = None
-        grades = sum(len(r.grades) for r in message.results)
-        mark = {"accept": "✓ accepted", "reject": "✗ rejected"}.get(message.verdict, "⊘ dismissed")
-        self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
-        # The rows already left the queue (optimistically); re-read to stay exact.
-        self.reload(self.current_id)
-
-    def action_undo(self) -> None:
-        """Undo this session's most recent decision."""
-        if self.session_decisions:
-            self.undo(self.session_decisions[-1])
-
-    @work(thread=True, exclusive=True, group="triage-decide")
-    def undo(self, decision_id: str) -> None:
-        """Revert one decision exactly (thread)."""
-        from brainview.errors import ReadOnlyError
-        from brainview.services import review
-
-        try:
-            try:  # an applied decision reverts the user brain too
-                opened = self.app.open_project(write_agent=True, write_user=True)  # type: ignore[attr-defined]
-            except ReadOnlyError:
-                opened = self.app.open_project(write_agent=True)  # type: ignore[attr-defined]
-            with opened as project:
-                result = review.undo(
-                    project,
-                    decision_id,
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                    actor=self.app.decider,  # type: ignore[attr-defined]
-                )
-        except Exception as err:  # noqa: BLE001
-            self.post_message(ActionFailed(one_line(str(err), 200)))
-            return
-        pid = getattr(result, "proposal_id", None) or str(result)
-        self.post_message(UndoPersisted(pid))
-
-    @on(UndoPersisted)
-    def undone(self, message: UndoPersisted) -> None:
-        if self.session_decisions:
-            self.session_decisions.pop()
-        self.notify("↶ decision undone", timeout=2)
-        self.reload(message.proposal_id)
-
-    @on(ActionFailed)
-    def failed(self, message: ActionFailed) -> None:
-        self.notify(message.text, title="Refused", severity="error", markup=False)
-        self.reload(self.current_id)
 
     # -- marking, filtering, sorting ----------------------------------------------
 

@@ -20,6 +20,8 @@ class QueueLoaded(Message):
     total: int
     signature: tuple[int, int, int]
     keep: str | None
+    query: tuple[str, str] = ("", "")
+    """``(sort, filter)`` it was read with: a page for an older query is dropped."""
 
 
 @dataclass

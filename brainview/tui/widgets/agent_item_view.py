@@ -43,7 +43,7 @@ def _policy(d: ProposalDetail) -> list[RenderableType]:
         title += " — E edits it before accepting"
     return [
         Text(title, style="bold underline"),
-        safe_text(str(d.params.get("text", "")), limit=TEXT_LIMIT),
+        safe_text(item.display_text or str(d.params.get("text", "")), limit=TEXT_LIMIT),
         Text(""),
     ]
 

@@ -1,0 +1,215 @@
+"""Triage decisions: accept / reject / dismiss / edit a policy, optimistic removal, the
+decision and undo workers and their results.
+
+A mixin of :class:`~brainview.tui.screens.triage.TriageScreen` (listed before
+``Screen``); message handlers use ``on_<message>`` names, which Textual finds on mixins
+(``@on`` decorators are only collected from widget classes).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from textual import work
+from textual.widgets import DataTable
+
+from brainview.core.safe_text import one_line
+from brainview.tui.screens.triage_messages import ActionFailed, DecisionPersisted, UndoPersisted
+from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+
+class TriageDecisions:
+    """Deciding the highlighted (or marked) proposals."""
+
+    # Provided by the screen.
+    app: Any
+    rows: list[Any]
+    marked: set[str]
+    detail: Any
+    shown_at: float
+    session_decisions: list[str]
+    anchor: str | None
+    busy: bool
+    total: int
+    _details: dict[str, Any]
+
+    def action_edit_policy(self) -> None:
+        """Edit the highlighted policy proposal's text; saving accepts it with that text."""
+        from brainview.tui.widgets.policy_editor import PolicyEditor
+
+        d = self.detail
+        if d is None or d.kind != "summarize_community" or d.id != self.current_id:
+            return
+        pid, seconds = d.id, time.monotonic() - self.shown_at
+        policy = str(d.params.get("policy", ""))
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self._optimistic_remove([pid])
+                self.decide([pid], "accept", None, seconds, text)
+
+        self.app.push_screen(PolicyEditor(policy, str(d.params.get("text", ""))), done)
+
+    def _targets(self) -> list[str]:
+        if self.marked:
+            return [r.id for r in self.rows if r.id in self.marked]
+        pid = self.current_id
+        return [pid] if pid else []
+
+    def action_accept(self) -> None:
+        """Accept the highlighted (or marked) proposals."""
+        targets = self._targets()
+        stale = [r.id for r in self.rows if r.id in targets and r.stale]
+        if stale:
+            self.notify(
+                f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
+                severity="warning",
+            )
+            return
+        if targets:
+            seconds = time.monotonic() - self.shown_at
+            self._optimistic_remove(targets)
+            self.decide(targets, "accept", None, seconds)
+
+    def action_reject(self) -> None:
+        """Ask for a reason, then reject the highlighted (or marked) proposals."""
+        targets = self._targets()
+        if not targets:
+            return
+        seconds = time.monotonic() - self.shown_at
+        title = f"Reject {len(targets)} proposal(s)" if len(targets) > 1 else "Reject proposal"
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._optimistic_remove(targets)
+                self.decide(targets, "reject", reason or None, seconds)
+
+        self.app.push_screen(ReasonPrompt(title), done)
+
+    def _optimistic_remove(self, ids: list[str]) -> None:
+        """Take decided rows off the queue at once; the next proposal slides under the
+        cursor while the decision commits.  A refusal reloads the queue (rows return)."""
+        gone = set(ids)
+        table = self.query_one("#queue", DataTable)
+        old = [r.id for r in self.rows]
+        cursor = max(0, table.cursor_row)
+        after = [pid for pid in old[cursor:] if pid not in gone]
+        before = [pid for pid in old[:cursor] if pid not in gone]
+        target = after[0] if after else (before[-1] if before else None)
+        for pid in ids:
+            if pid in old:
+                table.remove_row(pid)
+            self._details.pop(pid, None)
+        self.rows = [r for r in self.rows if r.id not in gone]
+        self.total = max(0, self.total - len(gone & set(old)))
+        self.marked -= gone
+        self._update_title()
+        if target is not None:
+            table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
+        self._after_cursor()
+
+    def action_dismiss(self) -> None:
+        """Set the highlighted (or marked) proposals aside without a verdict."""
+        targets = self._targets()
+        if not targets:
+            return
+        seconds = time.monotonic() - self.shown_at
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._optimistic_remove(targets)
+                self.decide(targets, "dismiss", reason or None, seconds)
+
+        self.app.push_screen(ReasonPrompt(f"Dismiss {len(targets)} proposal(s)"), done)
+
+    @work(thread=True, exclusive=True, group="triage-decide")
+    def decide(
+        self,
+        ids: list[str],
+        verdict: str,
+        reason: str | None,
+        seconds: float,
+        policy_text: str | None = None,
+    ) -> None:
+        """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
+        from brainview.services import apply, review
+
+        review_cfg = self.app.config.review  # type: ignore[attr-defined]
+        self.busy = True
+        results = []
+        try:
+            applier = apply.applier_for(self.app.paths) if verdict == "accept" else None  # type: ignore[attr-defined]
+            with self.app.open_project(  # type: ignore[attr-defined]
+                write_agent=True, write_user=applier is not None
+            ) as project:
+                # All marked proposals in one transaction: all decided, or none.
+                results = review.decide_many(
+                    project,
+                    ids,
+                    verdict,  # type: ignore[arg-type]
+                    reason=reason,
+                    decider=self.app.decider,  # type: ignore[attr-defined]
+                    seconds_on_screen=seconds / max(1, len(ids)),
+                    now=self.app.now(),  # type: ignore[attr-defined]
+                    applier=applier,
+                    write_reflections=review_cfg.write_reflections,
+                    annotate_grade=review_cfg.annotate_grade,
+                    policy_text=policy_text,
+                )
+        except Exception as err:  # noqa: BLE001 - shown to the user
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+        finally:
+            self.busy = False
+        if results:
+            self.post_message(DecisionPersisted(results, verdict))
+
+    def on_decision_persisted(self, message: DecisionPersisted) -> None:
+        ids = {r.proposal_id for r in message.results}
+        self.session_decisions += [r.decision_id for r in message.results]
+        self.marked -= ids
+        self.anchor = None
+        grades = sum(len(r.grades) for r in message.results)
+        mark = {"accept": "✓ accepted", "reject": "✗ rejected"}.get(message.verdict, "⊘ dismissed")
+        self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
+        # The rows already left the queue (optimistically); re-read to stay exact.
+        self.reload(self.current_id)
+
+    def action_undo(self) -> None:
+        """Undo this session's most recent decision."""
+        if self.session_decisions:
+            self.undo(self.session_decisions[-1])
+
+    @work(thread=True, exclusive=True, group="triage-decide")
+    def undo(self, decision_id: str) -> None:
+        """Revert one decision exactly (thread)."""
+        from brainview.errors import ReadOnlyError
+        from brainview.services import review
+
+        try:
+            try:  # an applied decision reverts the user brain too
+                opened = self.app.open_project(write_agent=True, write_user=True)  # type: ignore[attr-defined]
+            except ReadOnlyError:
+                opened = self.app.open_project(write_agent=True)  # type: ignore[attr-defined]
+            with opened as project:
+                result = review.undo(
+                    project,
+                    decision_id,
+                    now=self.app.now(),  # type: ignore[attr-defined]
+                    actor=self.app.decider,  # type: ignore[attr-defined]
+                )
+        except Exception as err:  # noqa: BLE001
+            self.post_message(ActionFailed(one_line(str(err), 200)))
+            return
+        pid = getattr(result, "proposal_id", None) or str(result)
+        self.post_message(UndoPersisted(pid))
+
+    def on_undo_persisted(self, message: UndoPersisted) -> None:
+        if self.session_decisions:
+            self.session_decisions.pop()
+        self.notify("↶ decision undone", timeout=2)
+        self.reload(message.proposal_id)
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.notify(message.text, title="Refused", severity="error", markup=False)
+        self.reload(self.current_id)
