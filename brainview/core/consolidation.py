@@ -56,8 +56,10 @@ class FireStats:
     last_fire: str | None
     fires_recent: int
     """Fires within the hot window."""
-    last_grades: tuple[int, ...] = ()
-    """The latest grades, newest first (at most three)."""
+    recent_misses: int = 0
+    """Misses among the latest (up to three) grades."""
+    recent_graded: int = 0
+    """How many latest grades that counts over (at most three)."""
     last_spike: int | None = None
     """Id of the latest spike row (the basis of prune and decay items)."""
 
@@ -78,8 +80,7 @@ def tier_of(stats: FireStats, now: datetime, s: Settings) -> str:
 
 def contested(stats: FireStats) -> bool:
     """Most of the last (up to three) grades were misses."""
-    grades = stats.last_grades[:3]
-    return bool(grades) and sum(1 for g in grades if g == 1) * 2 > len(grades)
+    return stats.recent_graded > 0 and stats.recent_misses * 2 > stats.recent_graded
 
 
 def prune_candidate(

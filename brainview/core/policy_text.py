@@ -29,6 +29,8 @@ _STOP = """
 """
 STOPWORDS = frozenset(_STOP.split())
 QUOTES = 3
+TERM_SAMPLE = 200
+"""Shared terms are counted over the most stable members (a bound on big communities)."""
 QUOTE_CHARS = 160
 
 
@@ -69,10 +71,15 @@ def shared_terms(contents: Sequence[str], k: int = 3) -> list[str]:
 def draft(members: Sequence[Member]) -> str:
     """The draft policy text for ``members`` (module docstring)."""
     ordered = sorted(members, key=lambda m: (-(m.stability or 0.0), m.id))
-    terms = shared_terms([m.content for m in members])
+    terms = shared_terms([m.content for m in ordered[:TERM_SAMPLE]])
     skills = sorted({clean(m.skill, multiline=False)[:40] for m in members if m.skill})
-    quotes = list(dict.fromkeys(q for q in (first_line(m.content) for m in ordered) if q))
-    quotes = quotes[:QUOTES]
+    quotes: list[str] = []
+    for m in ordered:  # the most stable first, until three different lines
+        q = first_line(m.content)
+        if q and q not in quotes:
+            quotes.append(q)
+            if len(quotes) == QUOTES:
+                break
     about = ", ".join(terms) if terms else "one recurring situation"
     who = f" ({', '.join(skills)})" if skills else ""
     lines = [f"Policy{who} distilled from {len(members)} lessons about {about}:"]

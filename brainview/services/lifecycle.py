@@ -92,15 +92,14 @@ def statuses(conn: Connection, era: Era, ids: Sequence[str]) -> dict[str, Status
     latest: dict[str, tuple[str, str, str, str, str | None]] = {}
     if found and table_exists(conn, "brainview_lifecycle"):
         keys = list(found)
+        raw = conn.connection.driver_connection  # many ids: plain ? placeholders
         for start in range(0, len(keys), 400):
             chunk = keys[start : start + 400]
-            marks = ",".join(f":r{i}" for i in range(len(chunk)))
-            for rid, state, reason, actor, at, batch in conn.execute(
-                text(
-                    "SELECT reflection_id, state, reason, actor, at, batch_id FROM "
-                    f"brainview_lifecycle WHERE reflection_id IN ({marks}) ORDER BY id"
-                ),
-                {f"r{i}": r for i, r in enumerate(chunk)},
+            marks = ",".join("?" * len(chunk))
+            for rid, state, reason, actor, at, batch in raw.execute(  # type: ignore[union-attr]
+                "SELECT reflection_id, state, reason, actor, at, batch_id FROM "
+                f"brainview_lifecycle WHERE reflection_id IN ({marks}) ORDER BY id",
+                chunk,
             ):
                 latest[rid] = (state, reason, actor, at, batch)
     out: dict[str, Status] = {}

@@ -83,11 +83,12 @@ def neurons_by_ids(conn: Connection, era: Era, ids: list[str]) -> dict[str, Neur
     """Several neurons by id (chunked to stay under SQLite's variable limit)."""
     found: dict[str, NeuronRow] = {}
     unique = list(dict.fromkeys(ids))
+    raw = conn.connection.driver_connection  # many ids: skip SQLAlchemy's bind rewriting
+    head = _neuron_select(era)
     for start in range(0, len(unique), 500):
         chunk = unique[start : start + 500]
-        marks = ",".join(f":p{i}" for i in range(len(chunk)))
-        sql = _neuron_select(era) + f" WHERE id IN ({marks})"
-        for row in conn.execute(text(sql), {f"p{i}": v for i, v in enumerate(chunk)}):
+        sql = f"{head} WHERE id IN ({','.join('?' * len(chunk))})"
+        for row in raw.execute(sql, chunk):  # type: ignore[union-attr]
             found[row[0]] = _neuron(row)
     return found
 

@@ -99,22 +99,23 @@ def _fire_stats(
     ):
         if rid in live:
             agg[rid] = (last, int(recent or 0), int(top))
-    grades: dict[str, list[int]] = {}
-    for rid, grade in raw.execute(
-        "SELECT neuron_id, grade FROM (SELECT neuron_id, grade, ROW_NUMBER() OVER "
-        f"(PARTITION BY neuron_id ORDER BY {NORMALISED} DESC, id DESC) AS rn FROM spike) "
-        "WHERE rn <= 3 ORDER BY neuron_id, rn"
+    misses: dict[str, tuple[int, int]] = {}
+    for rid, missed, graded in raw.execute(
+        "SELECT neuron_id, SUM(grade = 1), COUNT(*) FROM (SELECT neuron_id, grade, "
+        f"ROW_NUMBER() OVER (PARTITION BY neuron_id ORDER BY {NORMALISED} DESC, id DESC) "
+        "AS rn FROM spike) WHERE rn <= 3 GROUP BY neuron_id"
     ):
-        if rid in live:
-            grades.setdefault(rid, []).append(int(grade))
+        misses[rid] = (int(missed or 0), int(graded))
     out: dict[str, FireStats] = {}
     for rid in live:
         last, recent, top = agg.get(rid, (None, 0, None))  # type: ignore[assignment]
+        missed, graded = misses.get(rid, (0, 0))
         out[rid] = FireStats(
             created_at=created.get(rid),
-            last_fire=fsrs_math.format_ts(fsrs_math.parse_ts(last)) if last else None,
+            last_fire=last,  # already one spelling (NORMALISED); parsed where needed
             fires_recent=recent,
-            last_grades=tuple(grades.get(rid, ())),
+            recent_misses=missed,
+            recent_graded=graded,
             last_spike=top,
         )
     return out
@@ -196,15 +197,20 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
     )
 
 
+TEXT_CHARS = 2_000
+"""A draft reads the start of each member's text only."""
+
+
 def texts(conn: Connection, ids: list[str]) -> dict[str, str]:
-    """Contents of ``ids`` (chunks of 500)."""
+    """The first ``TEXT_CHARS`` of each of ``ids`` (chunks of 500)."""
     raw = driver(conn)
     out: dict[str, str] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         for nid, content in raw.execute(
-            f"SELECT id, content FROM neuron WHERE id IN ({marks})", chunk
+            f"SELECT id, substr(content, 1, {TEXT_CHARS}) FROM neuron WHERE id IN ({marks})",
+            chunk,
         ):
             out[nid] = content or ""
     return out

@@ -1,0 +1,100 @@
+"""Planning an agent-brain consolidation: ``brainview reflect consolidate --dry-run``
+vs ``spkt consolidate --json`` on the same agent brain, and how it grows with size.
+
+Both are the console scripts a user types.  spkt plans SHY (every synapse decayed) and
+triage only (no embedder: no SWS/REM); brainview plans triage, SWS, SHY and REM,
+with community detection when the cached partition is stale.  Each run gets a fresh
+copy of the agent brain (not timed): spkt migrates what it opens, and brainview's
+cache must not make later runs cheaper.  For sizes in ``--spkt-sizes`` the two run
+interleaved and the medians are compared; other sizes run brainview only.  A last
+line times queueing the plan (``reflect consolidate`` without ``--dry-run``) once per
+size.  One JSON line per measurement.
+
+    python bench/bench_consolidate.py [--sizes demo,20k,large] [--spkt-sizes demo,20k]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import brain, installed_env, interleave
+
+BIN = Path(sys.executable).parent
+ENV = {**installed_env(), "BRAINVIEW_NOW": "2026-11-30T09:00:00+00:00"}
+
+
+def _fresh(root: Path, scratch: Path, spikuit_layout: bool) -> Path:
+    """A copy of the project (brainview) or of the agent brain as a project (spkt)."""
+    copy = scratch / "p"
+    shutil.rmtree(copy, ignore_errors=True)
+    if spikuit_layout:
+        shutil.copytree(root / ".spikuit" / "agent", copy / ".spikuit")
+    else:
+        shutil.copytree(root / ".spikuit", copy / ".spikuit")
+    return copy
+
+
+def _timed(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, stdin=subprocess.DEVNULL, env=ENV)
+    return time.perf_counter() - t
+
+
+def ours(root: Path, scratch: Path, *, dry_run: bool = True):  # type: ignore[no-untyped-def]
+    def run() -> float:
+        copy = _fresh(root, scratch, spikuit_layout=False)
+        flags = ["--dry-run"] if dry_run else []
+        return _timed(
+            [str(BIN / "brainview"), "reflect", "consolidate", "-C", str(copy), *flags, "--json"]
+        )  # noqa: E501
+
+    return run
+
+
+def theirs(root: Path, scratch: Path):  # type: ignore[no-untyped-def]
+    def run() -> float:
+        copy = _fresh(root, scratch, spikuit_layout=True)
+        return _timed([str(BIN / "spkt"), "consolidate", "--json", "--brain", str(copy)])
+
+    return run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="demo,20k", help="comma-separated: demo,20k,large")
+    ap.add_argument("--spkt-sizes", default="demo,20k", help="sizes that also run spkt")
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    with_spkt = set(args.spkt_sizes.split(","))
+    scratch = Path(tempfile.mkdtemp())
+    try:
+        for size in args.sizes.split(","):
+            root = brain(size)
+            sides = {"brainview reflect consolidate --dry-run": ours(root, scratch)}
+            if size in with_spkt:
+                sides["spkt consolidate --json"] = theirs(root, scratch)
+            res = interleave(sides, args.runs)
+            out: dict[str, object] = {"bench": "consolidate", "size": size, "runs": args.runs}
+            for name, stats in res.items():
+                out[name] = stats
+            if len(res) == 2:
+                a, b = (res[k]["median"] for k in sides)
+                out["ratio"] = round(a / b, 3)
+            print(json.dumps(out), flush=True)
+            queue = ours(root, scratch, dry_run=False)()
+            print(
+                json.dumps({"bench": "consolidate-queue", "size": size, "seconds": round(queue, 3)})
+            )  # noqa: E501
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
