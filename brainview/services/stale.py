@@ -107,9 +107,10 @@ def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> d
     mine = [item for item in items if is_agent_kind(item.kind)]
     if not mine:
         return {}
-    from brainview.services.consolidate.apply_agent import stale_reason
+    from brainview.services.consolidate.apply_agent import prune_stale_many, stale_reason
 
     out: dict[str, str] = {}
+    prunes: list[tuple[str, dict]] = []  # type: ignore[type-arg]
     for item in mine:
         try:
             params = json.loads(item.params_json)
@@ -117,9 +118,14 @@ def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> d
         except (ParamError, ValueError):
             out[item.id] = "params no longer valid"
             continue
+        if item.kind == "prune_reflection":  # the numerous kind: checked in one batch
+            prunes.append((item.id, params))
+            continue
         reason = stale_reason(conn, era, item.kind, params)
         if reason:
             out[item.id] = reason
+    if prunes:
+        out.update(prune_stale_many(conn, era, prunes))
     return out
 
 

@@ -52,31 +52,47 @@ def _gone(row: Row | None, nid: str, what: str = "reflection") -> str | None:
     return None
 
 
-def _prune_stale(conn: Connection, era: Era, p: dict[str, Any]) -> str | None:
+def prune_stale_many(
+    conn: Connection, era: Era, items: list[tuple[str, dict[str, Any]]]
+) -> dict[str, str]:
+    """Proposal id → why its prune no longer fits, for many prune items at once (a
+    handful of batch reads, not a few queries per item)."""
     from brainview.services.curves import reflection_cards  # numpy: only when pruning
 
-    rid = p["reflection"]
-    gone = _gone(_neuron(driver(conn), rid), rid)
-    if gone:
-        return gone
-    standing = standing_fading(conn, [rid]).get(rid)
-    if standing is not None and standing.action == "rescue":
-        return f"reflection {rid} was rescued since the plan"
-    basis = p.get("basis") or {}
-    if "last_spike" in basis and last_spikes(driver(conn), [rid]).get(rid) != basis["last_spike"]:
-        return f"reflection {rid} fired since the plan"
-    if "last_review" in basis:
-        _stab, last = reflection_cards(conn, era, [rid])
-        now_last = float(last[0]) if math.isfinite(last[0]) else None
-        then = basis["last_review"]
-        then_s = None if then is None else fsrs_math.parse_ts(then).timestamp()
-        if now_last is None or then_s is None:
-            moved = now_last is not then_s
-        else:
-            moved = abs(now_last - then_s) > LAST_REVIEW_SLACK_S
-        if moved:
-            return f"reflection {rid} was graded since the plan"
-    return None
+    raw = driver(conn)
+    rids = list(dict.fromkeys(str(p["reflection"]) for _pid, p in items))
+    rows = fetch_rows_raw(raw, "neuron", [(r,) for r in rids])
+    fading = standing_fading(conn, rids)
+    spikes = last_spikes(raw, rids)
+    _stab, last = reflection_cards(conn, era, rids)
+    reviewed = {r: float(v) for r, v in zip(rids, last, strict=True) if math.isfinite(v)}
+    out: dict[str, str] = {}
+    for pid, p in items:
+        rid = str(p["reflection"])
+        reason = _gone(rows.get((rid,)), rid)
+        standing = fading.get(rid)
+        basis = p.get("basis") or {}
+        if reason is None and standing is not None and standing.action == "rescue":
+            reason = f"reflection {rid} was rescued since the plan"
+        if reason is None and "last_spike" in basis and spikes.get(rid) != basis["last_spike"]:
+            reason = f"reflection {rid} fired since the plan"
+        if reason is None and "last_review" in basis:
+            then = basis["last_review"]
+            then_s = None if then is None else fsrs_math.parse_ts(then).timestamp()
+            now_s = reviewed.get(rid)
+            if now_s is None or then_s is None:
+                moved = now_s is not then_s
+            else:
+                moved = abs(now_s - then_s) > LAST_REVIEW_SLACK_S
+            if moved:
+                reason = f"reflection {rid} was graded since the plan"
+        if reason:
+            out[pid] = reason
+    return out
+
+
+def _prune_stale(conn: Connection, era: Era, p: dict[str, Any]) -> str | None:
+    return prune_stale_many(conn, era, [("item", p)]).get("item")
 
 
 def _decay_stale(conn: Connection, era: Era, p: dict[str, Any]) -> str | None:
