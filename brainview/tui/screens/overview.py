@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import ScrollableContainer, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, LoadingIndicator, Static
 
@@ -29,9 +29,11 @@ class OverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="brains"):
+        # Scrollable by keyboard: the whole page when the brains stack (narrow), each
+        # brain's pane when they sit side by side.
+        with ScrollableContainer(id="brains"):
             for role, title in (("user", "User brain"), ("agent", "Agent brain")):
-                with Vertical(id=f"{role}-pane", classes="brain-pane"):
+                with VerticalScroll(id=f"{role}-pane", classes="brain-pane"):
                     yield Static(title, classes="pane-title")
                     yield Static("", id=f"{role}-path", classes="pane-path")
                     yield Vitals(id=f"{role}-vitals")
