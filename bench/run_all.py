@@ -41,9 +41,7 @@ BENCHES: dict[str, list[list[str]]] = {
     ],
     "triage_keys": [[PY, "bench/bench_triage_keys.py"]],
     "clustering": [[PY, "bench/bench_clustering.py"]],
-    "consolidate": [
-        [PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]
-    ],
+    "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
 }
 
 
