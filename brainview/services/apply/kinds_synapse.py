@@ -117,7 +117,13 @@ def plan_set_weight(b: Builder, p: dict[str, Any]) -> None:
     row = b.view.live_synapse(pre, post, typ)
     if row is None:
         raise ConflictError(f"synapse {_arrow(pre, post, typ)} no longer exists")
-    new = {**row, "weight": float(p["weight"])}
+    reweight(b, row, float(p["weight"]))
+
+
+def reweight(b: Builder, row: Row, weight: float) -> None:
+    """``Circuit.set_synapse_weight`` on one live row: the weight and ``updated_at``,
+    one ``synapse.update`` event."""
+    new = {**row, "weight": weight}
     if "updated_at" in row:
         new["updated_at"] = b.ctx.at
     b.put("synapse", new)

@@ -27,7 +27,12 @@ from brainview.core.params import BIDIRECTIONAL
 from brainview.errors import ConflictError
 from brainview.services.apply import snapshots as snap
 from brainview.services.apply.kinds_neuron import retire
-from brainview.services.apply.kinds_synapse import new_synapse, put_synapse, retire_synapse_row
+from brainview.services.apply.kinds_synapse import (
+    new_synapse,
+    put_synapse,
+    retire_synapse_row,
+    reweight,
+)
 from brainview.services.apply.plan import ChangesetInfo, Plan
 from brainview.services.apply.view import Builder, Ctx, UserView
 from brainview.services.consolidate.gather_spikes import last_spikes
@@ -169,17 +174,7 @@ def _plan_decay(b: Builder, p: dict[str, Any]) -> None:
                     retire_synapse_row(b, reverse)
                 retired.add((s["post"], s["pre"], s["type"]))
             continue
-        new = {**row, "weight": float(s["to"])}
-        if "updated_at" in row:
-            new["updated_at"] = b.ctx.at
-        b.put("synapse", new)
-        b.emit(
-            snap.OP_SYNAPSE_UPDATE,
-            "synapse",
-            snap.synapse_target(row),
-            snap.synapse_snapshot(row),
-            snap.synapse_snapshot(new),
-        )
+        reweight(b, row, float(s["to"]))
 
 
 def _plan_summarize(b: Builder, p: dict[str, Any]) -> None:
