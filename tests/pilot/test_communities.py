@@ -88,10 +88,10 @@ async def test_fading_rescue_let_go_and_undo(demo) -> None:  # type: ignore[no-u
         assert screen.query_one("#communities-tabs", TabbedContent).active == "fading-tab"
         assert screen.fading is not None and screen.fading.rows
         first = screen.fading.rows[0].id
-        await pilot.press("k")
+        await pilot.press("K")
         await settle(pilot)
         second = screen.fading.rows[1].id
-        await pilot.press("l")
+        await pilot.press("L")
         await settle(pilot)
         decided = {r.id: r.decision for r in screen.fading.rows}
         assert decided[first] == "rescue" and decided[second] == "let_go"

@@ -122,7 +122,8 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
     | `f` | Clusters ↔ fading list |
     | `o` | Cycle the sort order of clusters |
     | `enter`, `i` | Open the highlighted reflection |
-    | `k` / `l` | Rescue (keep) / let go a fading reflection |
+    | `K` / `L` | Rescue (keep) / let go a fading reflection |
+    | `j` / `k` | Down / up in the focused table |
     | `u` | Undo this session's last rescue / let-go |
     | `z` | Consolidate: plan prune/decay/policies, queue them for review |
     | `escape` | Cancel a running clustering |
@@ -133,8 +134,10 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
         Binding("f", "toggle_view", "Fading", id="communities.fading", tooltip="Clusters ↔ fading"),
         Binding("o", "sort", "Sort", id="communities.sort", tooltip="Size, weakest R, misses"),
         Binding("i", "inspect", "Inspect", id="communities.inspect", tooltip="Reflection view"),
-        Binding("k", "decide('rescue')", "Rescue", id="fading.rescue", tooltip="Keep: no pruning"),
-        Binding("l", "decide('let_go')", "Let go", id="fading.let_go", tooltip="May be pruned"),
+        Binding("K", "decide('rescue')", "Rescue", id="fading.rescue", tooltip="Keep: no pruning"),
+        Binding("L", "decide('let_go')", "Let go", id="fading.let_go", tooltip="May be pruned"),
+        Binding("j", "nav(1)", "Down", id="communities.down", show=False),
+        Binding("k", "nav(-1)", "Up", id="communities.up", show=False),
         Binding("u", "undo", "Undo", id="fading.undo", tooltip="Undo last rescue / let-go"),
         Binding("escape", "cancel", "Cancel", id="communities.cancel", tooltip="Stop clustering"),
         Binding("ctrl+r,f5", "reload", "Reload", id="communities.reload", tooltip="Read again"),
@@ -546,6 +549,12 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value:
             self.app.open_reflection(str(event.row_key.value))  # type: ignore[attr-defined]
+
+    def action_nav(self, step: int) -> None:
+        """Vim-style: move the cursor of the focused table."""
+        table = self.focused
+        if isinstance(table, DataTable):
+            table.action_cursor_down() if step > 0 else table.action_cursor_up()
 
     def action_decide(self, action: str) -> None:
         """Rescue or let go the highlighted fading reflection."""

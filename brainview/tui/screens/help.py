@@ -27,7 +27,7 @@ are not graded. A rejection also writes a new reflection with your reason.
 **Communities** (`3`): clusters of lessons with size, skills, mean R, ✓/✗ record and
 policy; `enter` on a member opens the **reflection view** (text with `[user:…]`
 references resolved, FSRS card, stability history, forgetting forecast, audit trail).
-`f` switches to the fading list (`k` rescue, `l` let go). On a reflection, a member,
+`f` switches to the fading list (`K` rescue, `L` let go). On a reflection, a member,
 a fading row or (from the clusters table) a whole community: `x` invalidate (reason +
 blast radius), `c` challenge, `R` reinstate, `U` undo the last lifecycle batch.
 

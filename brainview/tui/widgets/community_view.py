@@ -146,5 +146,5 @@ def fading_title(f: FadingList) -> Text:
     more = f" (first {len(f.rows)})" if len(f.rows) < f.total else ""
     return Text(
         f"{f.total:,} reflection(s) fall below R {f.threshold:.2f} within {f.days} d{more} · "
-        f"{f.below_now:,} already below · k rescue · l let go · enter open"
+        f"{f.below_now:,} already below · K rescue · L let go · enter open"
     )
