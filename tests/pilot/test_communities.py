@@ -217,3 +217,30 @@ async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -
         await pilot.press("c")
         await settle(pilot)
         assert isinstance(app.screen, InvalidateScreen) and len(app.screen.targets) > 1
+
+
+async def test_communities_read_again_after_a_prune_in_triage(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.services import consolidate
+    from brainview.services.project import Project
+
+    root, _ = demo
+    with Project.open(discover(root), write_agent=True) as p:
+        plan = consolidate.plan(p, now=DEMO_NOW, in_process=True)
+        ids = consolidate.queue(p, plan, now=DEMO_NOW)
+    k = next(k for k, i in enumerate(plan.items) if i.kind == "prune_reflection")
+    pruned = plan.items[k].params["reflection"]
+    app = _app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert screen.data is not None and pruned in screen.data.ids
+        await pilot.press("2")
+        await settle(pilot)
+        app.screen.show_only(ids[k])
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot, rounds=8)
+        assert app.screen is screen and screen.data is not None
+        assert pruned not in screen.data.ids

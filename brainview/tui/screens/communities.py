@@ -189,7 +189,28 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
                 yield DataTable(id="fading", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
+    def on_screen_resume(self) -> None:
+        """Back from triage (a prune or a policy may have been accepted) or another
+        screen: read again, but only if decisions changed since the last read."""
+        if getattr(self, "_seen", None) is not None:
+            self.check_changed()
+
+    @work(thread=True, exclusive=True, group="communities-check")
+    def check_changed(self) -> None:
+        """Compare the decision queue's fingerprint with the last read's (thread)."""
+        from brainview.services.queue import signature
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                now = signature(project)
+        except Exception:  # noqa: BLE001 - a failed check just leaves the screen as is
+            return
+        if now != self._seen:
+            self._seen = now
+            self.app.call_from_thread(self.action_reload)
+
     def on_mount(self) -> None:
+        self._seen: tuple[int, int, int] | None = None
         self.query_one("#progress-line").display = False
         self.query_one("#cluster-title", Static).update(Text("reading communities…", "dim italic"))
         self.query_one("#clusters", DataTable).focus()
@@ -237,9 +258,21 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
 
     def action_reload(self) -> None:
         """Read the communities again (re-clustering only if the graph changed)."""
+        self.remember_queue()
         self.load()
         if self.fading is not None:
             self.load_fading()
+
+    @work(thread=True, exclusive=True, group="communities-check")
+    def remember_queue(self) -> None:
+        """Note the decision queue's fingerprint this read corresponds to (thread)."""
+        from brainview.services.queue import signature
+
+        try:
+            with self.app.open_project() as project:  # type: ignore[attr-defined]
+                self._seen = signature(project)
+        except Exception:  # noqa: BLE001
+            return
 
     @work(thread=True, exclusive=True, group="communities-load")
     def load(self) -> None:
