@@ -129,3 +129,23 @@ async def test_pause_writing_from_the_palette_stops_rejection_reflections(demo) 
         conn.close()
         assert new is None
         assert grades > 0
+
+
+async def test_a_pause_from_another_process_shows_in_the_title(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.services import reflection_writing
+    from brainview.services.project import Project
+
+    root, _ = demo
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="ann")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert "paused" not in str(app.screen.query_one("#queue-title").render())
+        with Project.open(discover(root), write_agent=True) as p:  # e.g. `reflect disable`
+            reflection_writing.set_writing(p, enabled=False, actor="bob", now=DEMO_NOW)
+        title = ""
+        for _ in range(20):  # the queue poll runs every second: wait for a tick or two
+            await pilot.pause(0.25)
+            title = str(app.screen.query_one("#queue-title").render())
+            if "paused" in title:
+                break
+        assert "reflections paused" in title

@@ -292,7 +292,9 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
 
     @work(thread=True, exclusive=True, group="triage-poll")
     def poll(self) -> None:
-        """Notice proposals added or decided by another process (cheap fingerprint)."""
+        """Notice proposals added or decided by another process (cheap fingerprint),
+        and reflection writing paused or resumed elsewhere."""
+        from brainview.services import reflection_writing
         from brainview.services.queue import signature
 
         if self.busy or self.signature is None:
@@ -300,8 +302,11 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
                 sig = signature(project)
+                paused = reflection_writing.state(project).paused
         except Exception:  # noqa: BLE001 - transient (locked); try next tick
             return
+        if paused != self.writing_paused:
+            self.app.call_from_thread(self.set_writing, paused)
         if sig != self.signature:
             self.app.call_from_thread(self._external_change, sig)
 
