@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -39,6 +39,16 @@ if TYPE_CHECKING:
 
 SORTS = ("age", "newest", "kind", "consulted")
 PAGE = 200
+
+
+class QueuePane(Vertical):
+    """The queue's pane: refits the queue's columns whenever its own width changes (a
+    breakpoint switch, a resize, a mode switch while a modal was up)."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        fit = getattr(self.screen, "_columns_for", None)
+        if fit is not None and event.size.width:
+            self.call_after_refresh(fit, event.size.width)
 
 
 class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
@@ -132,7 +142,7 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="triage-body"):
-            with Vertical(id="queue-pane"):
+            with QueuePane(id="queue-pane"):
                 yield Static("", id="queue-title")
                 yield Input(placeholder="filter: kind, id, words…", id="filter")
                 yield DataTable(id="queue", cursor_type="row", zebra_stripes=True)
@@ -148,6 +158,7 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
 
     def on_mount(self) -> None:
         self._columns_for(self.query_one("#queue-pane").size.width or 50)
+        self.call_after_refresh(self._fit_columns)  # the real width, once laid out
         self.query_one("#filter", Input).display = False
         self.query_one("#queue", DataTable).focus()
         self.query_one("#user-side").border_title = "user brain"
@@ -216,11 +227,14 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
             if keep in ids:
                 table.move_cursor(row=ids.index(keep), animate=False)
 
-    def on_resize(self) -> None:
-        # Panes get their new size after this event (a breakpoint may change the layout
-        # a frame later): measure once they have, and once more shortly after.
+    def on_screen_resume(self) -> None:
+        # Back from another mode: the terminal may have been resized meanwhile.
         self.call_after_refresh(self._fit_columns)
-        self.set_timer(0.1, self._fit_columns)
+
+    def on_resize(self) -> None:
+        # Panes get their new size after this event: measure once they have (the
+        # queue pane also refits itself on its own resize).
+        self.call_after_refresh(self._fit_columns)
 
     def _fit_columns(self) -> None:
         width = self.query_one("#queue-pane").size.width
