@@ -120,6 +120,11 @@ def _render_stats(data: dict) -> str:
             f"{role:>5}: {brain['neurons']} live, {brain['neurons_retired']} retired, "
             f"{brain['synapses']} synapse rows, {brain['spikes']} spikes — {brain['era_label']}"
         )
+        if role == "agent":  # the overview's split: reflections by skill, then policies
+            per = brain.get("reflections_per_skill", {})
+            doms = ", ".join(f"{one_line(d, 30) or '∅'} {n}" for d, n in per.items())
+            lines.append(f"       reflections by skill: {doms}; policies {brain['policies']}")
+            continue
         doms = ", ".join(f"{one_line(d, 30) or '∅'} {n}" for d, n in brain["domains"].items())
         lines.append(f"       domains: {doms}")
     p = data["proposals"]

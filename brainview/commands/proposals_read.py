@@ -19,7 +19,7 @@ from brainview.commands.common import (
     open_project,
     parse_when,
 )
-from brainview.errors import UsageError
+from brainview.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     import argparse
@@ -73,7 +73,10 @@ def show(args: argparse.Namespace) -> int:
 
     clock = now()
     with open_project(args) as project:
-        d = detail.load(project, args.id, clock)
+        try:
+            d = detail.load(project, args.id, clock)
+        except NotFoundError:
+            raise NotFoundError(_not_found(project, args.id)) from None
         with project.require_agent().read() as conn:
             history = decisions_of(conn, args.id)
     refl = [
@@ -120,6 +123,32 @@ def show(args: argparse.Namespace) -> int:
         return 0
     emit_lines(_render_show(data))
     return 0
+
+
+def _not_found(project: Any, ident: str) -> str:
+    """ "no proposal X", pointing at the proposal when X is a policy one would create."""
+    from sqlalchemy import text
+
+    from brainview.store.readmodel import table_exists
+
+    message = f"no proposal {cell(ident, 80)}"
+    if project.agent is None:
+        return message
+    with project.agent.read() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            return message
+        row = conn.execute(
+            text(
+                "SELECT id FROM brainview_proposal WHERE kind = 'summarize_community' "
+                "AND json_extract(params_json, '$.policy') = :p LIMIT 1"
+            ),
+            {"p": ident},
+        ).first()
+    if row is not None:
+        message += (
+            f"; it is the policy proposed by {cell(row[0], 80)} (proposals show {cell(row[0], 80)})"  # noqa: E501
+        )
+    return message
 
 
 def _agent_item(d: Any) -> dict[str, Any]:

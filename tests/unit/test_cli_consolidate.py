@@ -104,3 +104,13 @@ def test_stats_reports_the_writing_switch(demo) -> None:  # type: ignore[no-unty
     assert data == {**data, "enabled": False, "by": "ann", "reason": "audit"}
     human = cli("stats", str(root))
     assert "reflection writing paused by ann: audit" in human.stdout
+
+
+def test_show_by_policy_id_points_at_its_proposal(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    out = ok_json("reflect", "consolidate", "-C", str(root))
+    policy = next(i for i in out["items"] if i["kind"] == "summarize_community")
+    shown = run("proposals", "show", policy["params"]["policy"], "-C", str(root))
+    assert shown.returncode == ExitCode.NOT_FOUND
+    assert f"proposed by {policy['proposal_id']}" in shown.stderr
+    assert len(shown.stderr.strip().splitlines()) == 1

@@ -171,7 +171,14 @@ class TriageDecisions:
         self.anchor = None
         grades = sum(len(r.grades) for r in message.results)
         mark = {"accept": "✓ accepted", "reject": "✗ rejected"}.get(message.verdict, "⊘ dismissed")
-        self.notify(f"{mark} {len(ids)} · {grades} grade(s) fired", timeout=2)
+        what = one_line(message.results[0].proposal_id, 40) if len(ids) == 1 else f"{len(ids)}"
+        tail = f" · {grades} grade(s) fired"
+        lessons = [r.new_reflection_id for r in message.results if r.new_reflection_id]
+        if lessons:
+            tail += f" · {len(lessons)} new lesson(s)"
+        if any(r.apply_state == "agent" for r in message.results):
+            tail += " · agent brain changed"
+        self.notify(f"{mark} {what}{tail}", timeout=3, markup=False)
         # The rows already left the queue (optimistically); re-read to stay exact.
         self.reload(self.current_id)
 
@@ -207,7 +214,11 @@ class TriageDecisions:
     def on_undo_persisted(self, message: UndoPersisted) -> None:
         if self.session_decisions:
             self.session_decisions.pop()
-        self.notify("↶ decision undone", timeout=2)
+        self.notify(
+            f"↶ undone: {one_line(message.proposal_id, 40)} is pending again",
+            timeout=3,
+            markup=False,
+        )
         self.reload(message.proposal_id)
 
     def on_action_failed(self, message: ActionFailed) -> None:
