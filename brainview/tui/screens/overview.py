@@ -11,7 +11,6 @@ from textual.widgets import Footer, Header, LoadingIndicator, Static
 
 from brainview.tui.messages import LoadFailed, RetentionLoaded, StatsLoaded
 from brainview.tui.widgets.metrics_panel import MetricsPanel
-from brainview.tui.widgets.retention_plot import RetentionPlot
 from brainview.tui.widgets.vitals import Vitals
 
 
@@ -39,14 +38,30 @@ class OverviewScreen(Screen[None]):
                     yield Vitals(id=f"{role}-vitals")
                     if role == "agent":
                         yield MetricsPanel(id="agent-metrics")
-                    yield RetentionPlot(id=f"{role}-retention", classes="retention")
+                    # The plot (plotext, numpy) mounts after the first frame.
+                    yield Static("", id=f"{role}-retention-slot", classes="retention")
                     yield LoadingIndicator(id=f"{role}-loading")
         yield Footer()
 
     def on_mount(self) -> None:
-        # Paint first; start the reads once the first frame is out.
+        # Paint first; start the reads once the first frame is out.  The plots (plotext,
+        # numpy) are imported and mounted when the first counts arrive.
         self._shown = False
+        self._plots = False
         self.call_after_refresh(self.action_reload)
+
+    def _ensure_plots(self) -> None:
+        """Mount the retention plots in place of their slots (once)."""
+        from brainview.tui.widgets.retention_plot import RetentionPlot
+
+        if self._plots:
+            return
+        self._plots = True
+        for role in ("user", "agent"):
+            slot = self.query_one(f"#{role}-retention-slot")
+            plot = RetentionPlot(id=f"{role}-retention", classes="retention")
+            self.query_one(f"#{role}-pane").mount(plot, before=slot)
+            slot.remove()
 
     def on_screen_resume(self) -> None:
         """Back from triage or communities: count again in place (decisions moved the
@@ -64,7 +79,8 @@ class OverviewScreen(Screen[None]):
         self.query_one("#agent-path", Static).update(agent_path)
         for role in ("user", "agent"):
             self.query_one(f"#{role}-vitals", Vitals).data = None
-            self.query_one(f"#{role}-retention", RetentionPlot).summary = None
+            for plot in self.query(f"#{role}-retention"):
+                plot.summary = None  # type: ignore[attr-defined]
             self.query_one(f"#{role}-loading").display = True
         self.load_stats()
 
@@ -95,6 +111,7 @@ class OverviewScreen(Screen[None]):
 
     @on(StatsLoaded)
     def show_stats(self, message: StatsLoaded) -> None:
+        self._ensure_plots()
         data = message.data
         self.query_one("#user-vitals", Vitals).data = data["user"]
         agent = self.query_one("#agent-vitals", Vitals)
@@ -134,6 +151,8 @@ class OverviewScreen(Screen[None]):
 
     @on(RetentionLoaded)
     def show_retention(self, message: RetentionLoaded) -> None:
+        from brainview.tui.widgets.retention_plot import RetentionPlot
+
         self.query_one(f"#{message.role}-retention", RetentionPlot).summary = message.summary
         self.query_one(f"#{message.role}-loading").display = False
 
