@@ -123,16 +123,19 @@ def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: dateti
     return out
 
 
-def _filters(era: Era, skill: str | None, status: str, type_: str | None) -> tuple[str, dict]:
+def _filters(
+    era: Era, skill: str | None, status: str, type_: str | None, *, walk: bool = False
+) -> tuple[str, dict]:
+    """The WHERE clause; ``walk``: written so the planner walks the id order instead."""
     clauses, params = [], {}
     if type_:
-        clauses.append("type = :type")
+        clauses.append(f"{'+' if walk else ''}type = :type")
         params["type"] = type_
     if skill is not None:
         clauses.append("domain = :skill")
         params["skill"] = skill
     if status == "live":
-        clauses.append(era.live("neuron"))
+        clauses.append(era.live("neuron", use_index=not walk))
     elif status == "retired":
         clauses.append("neuron.retired_at IS NOT NULL" if era.has_retire else "1=0")
     return " AND ".join(clauses) or "1=1", params
@@ -154,7 +157,10 @@ def page_reflections(
     with agent.read() as conn:
         count = text(f"SELECT COUNT(*) FROM neuron WHERE {where}")
         total = int(conn.execute(count, params).scalar())
-        keyset = where + (" AND id > :after" if after is not None else "")
+        # The page walks the primary key in id order (``+``: no type/retired index
+        # driving it, which would sort every matching row for 50 of them).
+        pk_where, _ = _filters(agent.era, skill, status, type_, walk=True)
+        keyset = pk_where + (" AND id > :after" if after is not None else "")
         ids = [
             r[0]
             for r in conn.execute(
