@@ -27,6 +27,7 @@ from brainview.tui.screens.triage_messages import (
     QueueLoaded,
 )
 from brainview.tui.widgets.proposal_view import (
+    mark_cell,
     queue_cells,
     render_agent_side,
     render_header,
@@ -205,8 +206,8 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     def _columns_for(self, pane_width: int) -> None:
         """Fixed column widths (deterministic layout); summary takes what is left."""
         table = self.query_one("#queue", DataTable)
-        fixed = {"mark": 1, "flag": 1, "kind": 8, "age": 3, "consulted": 2}
-        summary = max(12, pane_width - sum(fixed.values()) - 2 * 6 - 3)
+        fixed = {"mark": 2, "kind": 8, "age": 3, "consulted": 2}
+        summary = max(12, pane_width - sum(fixed.values()) - 2 * len(fixed) - 2 - 3)
         if getattr(self, "_summary_width", None) == summary:
             return
         self._summary_width = summary
@@ -214,7 +215,6 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         table.clear(columns=True)
         for label, key in (
             ("", "mark"),
-            ("", "flag"),
             ("kind", "kind"),
             ("summary", "summary"),
             ("age", "age"),
@@ -518,7 +518,7 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     def _redraw_marks(self) -> None:
         table = self.query_one("#queue", DataTable)
         for row in self.rows:
-            table.update_cell(row.id, "mark", Text("●" if row.id in self.marked else " "))
+            table.update_cell(row.id, "mark", mark_cell(row, row.id in self.marked))
         self._update_title()
 
     def action_clear(self) -> None:

@@ -206,8 +206,13 @@ def _flag(row) -> Text:  # type: ignore[no-untyped-def]
     return queue_flag(bool(row.stale), suspicion)
 
 
+def mark_cell(row, marked: bool) -> Text:  # type: ignore[no-untyped-def]
+    """``●`` when marked, then ⚠ stale / ☣ suspect: two characters in one column."""
+    return Text.assemble("●" if marked else " ", _flag(row))
+
+
 def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore[no-untyped-def]
-    """One queue line: mark, flag, kind, summary, age, consulted."""
+    """One queue line: mark and flag (one column), kind, summary, age, consulted."""
     from brainview.core.fsrs_math import parse_ts
 
     age_s = max(0.0, now_ts - parse_ts(row.created_at).timestamp())
@@ -219,8 +224,7 @@ def queue_cells(row, marked: bool, now_ts: float) -> list[Text]:  # type: ignore
         else f"{int(age_s // 86400)}d"
     )
     return [
-        Text("●" if marked else " "),
-        _flag(row),
+        mark_cell(row, marked),
         Text(KIND_SHORT.get(row.kind, one_line(row.kind, 8))),
         Text(first_line(row.summary, 60)),
         Text(age, justify="right"),
