@@ -91,7 +91,7 @@ from brainview.store.decision_rows import (
 )
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
-from brainview.store.rows import fetch_row
+from brainview.store.rows import driver, fetch_row
 from brainview.store.writers import StdpStep, write_reflection
 
 __all__ = [
@@ -230,6 +230,8 @@ def decide_many(
         return []
     agent = project.require_agent()
     applying = isinstance(applier, UserBrainApplier) and verdict == "accept"
+    if applying and _only_agent_kinds(project, unique):
+        applying = False  # consolidation items change the agent brain only
     if applying:
         require_writable_user(project)
     gate_cm: Any = (
@@ -257,8 +259,29 @@ def decide_many(
             ]
     elif applier is not None and verdict == "accept":
         for result in results:
-            applier(project, result)  # type: ignore[call-arg]
+            if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
+                applier(project, result)  # type: ignore[call-arg]
     return results
+
+
+def _only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:
+    """Whether every proposal named is an agent-brain kind (unknown ids: no)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        raw = driver(conn)
+        try:
+            kinds = [
+                k
+                for start in range(0, len(ids), 500)
+                for (k,) in raw.execute(
+                    "SELECT kind FROM brainview_proposal WHERE id IN "
+                    f"({','.join('?' * len(ids[start : start + 500]))})",
+                    list(ids[start : start + 500]),
+                )
+            ]
+        except sqlite3.OperationalError:  # no queue yet
+            return False
+    return len(kinds) == len(ids) and all(is_agent_kind(k) for k in kinds)
 
 
 def dismiss(

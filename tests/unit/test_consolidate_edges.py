@@ -187,3 +187,16 @@ def test_a_dry_run_writes_nothing(demo, now) -> None:
         consolidate.plan(p, now=now, in_process=True, dry_run=True)
     assert _db(root).read_bytes() == before
     assert (wal.read_bytes() if wal.exists() else b"") == wal_before
+
+
+def test_agent_items_need_no_writable_user_brain(demo, now) -> None:
+    from brainview.services import apply
+
+    root, _ = demo
+    plan, ids = _queued(root, now)
+    k = _first(plan, "prune_reflection")
+    with Project.open(discover(root), write_agent=True) as p:  # user brain read-only
+        applier = apply.applier_for(p.paths)
+        assert applier is not None
+        result = review.decide(p, ids[k], "accept", decider="ann", now=now, applier=applier)
+    assert result.apply_state == "agent"
