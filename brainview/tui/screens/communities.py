@@ -8,7 +8,6 @@ in a thread worker that posts one of the messages below; handlers touch widgets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,12 +15,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane
 
 from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
+from brainview.tui.screens.communities_fading import FadingActions
+from brainview.tui.screens.communities_messages import (
+    ClusteringProgress,
+    ClusteringStopped,
+    ClusterLoaded,
+    CommunitiesFailed,
+    CommunitiesLoaded,
+    FadingLoaded,
+)
 from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
 from brainview.tui.widgets.community_view import (
     FADING_COLUMNS,
@@ -40,7 +47,6 @@ from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
 if TYPE_CHECKING:
     from brainview.services.clustering_runner import ClusteringJob
     from brainview.services.communities import (
-        ClusterCurves,
         CommunityData,
         CommunityRow,
         MemberRow,
@@ -50,71 +56,7 @@ if TYPE_CHECKING:
 SORT_NAMES = {"size": "size", "fading": "weakest mean R", "misses": "most misses"}
 
 
-@dataclass
-class CommunitiesLoaded(Message):
-    """The partition's per-reflection data and one sorted page of communities."""
-
-    data: CommunityData
-    rows: list[CommunityRow]
-    total: int
-    sort: str
-
-
-@dataclass
-class ClusteringProgress(Message):
-    """A clustering run reached a stage (bursts collapse: only the latest counts)."""
-
-    stage: str
-    fraction: float
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, ClusteringProgress)
-
-
-@dataclass
-class ClusteringStopped(Message):
-    """A clustering run ended: ``outcome`` is ``done``, ``cancelled`` or an error line."""
-
-    outcome: str
-    replaced: bool = False
-    """Whether a stale partition was on screen before (then say it was updated)."""
-
-
-@dataclass
-class ClusterLoaded(Message):
-    """Members and curves of the highlighted community."""
-
-    number: int
-    members: list[MemberRow]
-    total: int
-    curves: ClusterCurves
-
-
-@dataclass
-class FadingLoaded(Message):
-    """The fading list is ready."""
-
-    fading: FadingList
-
-
-@dataclass
-class FadingDecided(Message):
-    """A rescue / let-go decision was recorded (``decision_id``) or undone (``None``)."""
-
-    reflection_id: str
-    action: str
-    decision_id: int | None
-
-
-@dataclass
-class CommunitiesFailed(Message):
-    """A read or decision failed; ``text`` is one line."""
-
-    what: str
-    text: str
-
-
-class CommunitiesScreen(LifecycleActions, Screen[None]):
+class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
     """Families of lessons: size, skills, R now, acceptance, policy; and what is fading.
 
     | Key | Action |
@@ -588,67 +530,6 @@ class CommunitiesScreen(LifecycleActions, Screen[None]):
         table = self.focused
         if isinstance(table, DataTable):
             table.action_cursor_down() if step > 0 else table.action_cursor_up()
-
-    def action_decide(self, action: str) -> None:
-        """Rescue or let go the highlighted fading reflection."""
-        table = self.query_one("#fading", DataTable)
-        if self.fading and 0 <= table.cursor_row < len(self.fading.rows):
-            self.decide_fading(self.fading.rows[table.cursor_row].id, action)
-
-    @work(thread=True, exclusive=True, group="communities-decide")
-    def decide_fading(self, reflection_id: str, action: str) -> None:
-        """Record the decision in its own write transaction (thread)."""
-        from brainview.services.curves import decide_fading
-
-        try:
-            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
-                did = decide_fading(
-                    project,
-                    reflection_id,
-                    action,
-                    decider=self.app.decider,  # type: ignore[attr-defined]
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                    threshold=self.threshold,
-                )
-        except Exception as err:  # noqa: BLE001
-            self.post_message(CommunitiesFailed("decision", one_line(str(err), 200)))
-            return
-        self.post_message(FadingDecided(reflection_id, action, did))
-
-    def action_undo(self) -> None:
-        """Withdraw this session's most recent rescue / let-go."""
-        if self.session_decisions:
-            self.undo_fading(*self.session_decisions[-1])
-
-    @work(thread=True, exclusive=True, group="communities-decide")
-    def undo_fading(self, decision_id: int, reflection_id: str) -> None:
-        """Mark the decision undone (thread)."""
-        from brainview.services.curves import undo_fading_decision
-
-        try:
-            with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
-                undo_fading_decision(
-                    project,
-                    decision_id,
-                    actor=self.app.decider,  # type: ignore[attr-defined]
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                )
-        except Exception as err:  # noqa: BLE001
-            self.post_message(CommunitiesFailed("undo", one_line(str(err), 200)))
-            return
-        self.post_message(FadingDecided(reflection_id, "undo", None))
-
-    @on(FadingDecided)
-    def decided(self, message: FadingDecided) -> None:
-        if message.decision_id is None:
-            self.session_decisions.pop()
-            self.notify("↶ decision withdrawn", timeout=2)
-        else:
-            self.session_decisions.append((message.decision_id, message.reflection_id))
-            mark = "⛨ kept: no pruning" if message.action == "rescue" else "↓ let go"
-            self.notify(mark, timeout=2)
-            self.query_one("#fading", DataTable).action_cursor_down()
-        self.load_fading()
 
     @on(DataTable.RowSelected, "#clusters")
     def _cluster_selected(self, _event: DataTable.RowSelected) -> None:
