@@ -91,7 +91,7 @@ from brainview.store.decision_rows import (
 )
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
-from brainview.store.rows import driver, fetch_row
+from brainview.store.rows import driver, fetch_row, select_in
 from brainview.store.writers import StdpStep, write_reflection
 
 __all__ = [
@@ -266,19 +266,10 @@ def decide_many(
 
 def _only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:
     """Whether every proposal named is an agent-brain kind (unknown ids: no)."""
-    agent = project.require_agent()
-    with agent.read() as conn:
-        raw = driver(conn)
+    sql = "SELECT kind FROM brainview_proposal WHERE id IN ({marks})"
+    with project.require_agent().read() as conn:
         try:
-            kinds = [
-                k
-                for start in range(0, len(ids), 500)
-                for (k,) in raw.execute(
-                    "SELECT kind FROM brainview_proposal WHERE id IN "
-                    f"({','.join('?' * len(ids[start : start + 500]))})",
-                    list(ids[start : start + 500]),
-                )
-            ]
+            kinds = [k for (k,) in select_in(driver(conn), sql, ids)]
         except sqlite3.OperationalError:  # no queue yet
             return False
     return len(kinds) == len(ids) and all(is_agent_kind(k) for k in kinds)

@@ -46,7 +46,7 @@ from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.effects import revert_effects, stored_effects
 from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver
+from brainview.store.rows import driver, select_in
 
 UNDOABLE_APPLY_STATES = frozenset({"recorded", "applied", "agent"})
 """``agent``: an agent-brain kind, applied inside the decision (its effects undo it)."""
@@ -121,19 +121,12 @@ def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
     ends = sorted({str(k[end]) for k in revived for end in ("pre", "post")})
     if not ends:
         return
-    raw = driver(conn)
-    for start in range(0, len(ends), 500):
-        chunk = ends[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        gone = raw.execute(
-            f"SELECT id FROM neuron WHERE id IN ({marks}) AND retired_at IS NOT NULL LIMIT 1",
-            chunk,
-        ).fetchone()
-        if gone is not None:
-            raise ConflictError(
-                f"cannot undo decision {decision_id}: it would bring back links to "
-                f"{gone[0]}, which a later decision retired; undo that one first"
-            )
+    sql = "SELECT id FROM neuron WHERE id IN ({marks}) AND retired_at IS NOT NULL"
+    for (gone,) in select_in(driver(conn), sql, ends):
+        raise ConflictError(
+            f"cannot undo decision {decision_id}: it would bring back links to "
+            f"{gone}, which a later decision retired; undo that one first"
+        )
 
 
 def _check_undoable(decision: dict[str, Any], peek: dict[str, Any]) -> None:

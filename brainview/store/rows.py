@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -207,6 +207,17 @@ def fetch_rows_raw(
             if k in wanted:
                 out[k] = row
     return out
+
+
+def select_in(
+    raw: sqlite3.Connection, sql: str, values: Sequence[Any], *, args: Sequence[Any] = ()
+) -> Iterator[tuple[Any, ...]]:
+    """Rows of ``sql`` — whose ``{marks}`` stands for an ``IN (…)`` list — for ``values``
+    in chunks under SQLite's variable limit; ``args`` are bound before each chunk."""
+    values = list(values)
+    for start in range(0, len(values), CHUNK):
+        chunk = values[start : start + CHUNK]
+        yield from raw.execute(sql.format(marks=",".join("?" * len(chunk))), [*args, *chunk])
 
 
 def fetch_row(conn: Connection, table: str, key: KeyTuple) -> Row | None:

@@ -22,7 +22,7 @@ from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver
+from brainview.store.rows import driver, select_in
 
 POLICY_TYPES = ("policy", "community_summary")
 
@@ -201,16 +201,7 @@ TEXT_CHARS = 2_000
 """A draft reads the start of each member's text only."""
 
 
-def texts(conn: Connection, ids: list[str]) -> dict[str, str]:
-    """The first ``TEXT_CHARS`` of each of ``ids`` (chunks of 500)."""
-    raw = driver(conn)
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for nid, content in raw.execute(
-            f"SELECT id, substr(content, 1, {TEXT_CHARS}) FROM neuron WHERE id IN ({marks})",
-            chunk,
-        ):
-            out[nid] = content or ""
-    return out
+def texts(conn: Connection, ids: list[str], chars: int = TEXT_CHARS) -> dict[str, str]:
+    """The first ``chars`` characters of each of ``ids``."""
+    sql = f"SELECT id, substr(content, 1, {int(chars)}) FROM neuron WHERE id IN ({{marks}})"
+    return {nid: content or "" for nid, content in select_in(driver(conn), sql, ids)}

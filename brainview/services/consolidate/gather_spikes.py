@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
+from brainview.store.rows import select_in
+
 
 def last_spikes(raw: sqlite3.Connection, ids: list[str]) -> dict[str, int]:
     """The id of each reflection's latest spike row (absent: never fired)."""
-    out: dict[str, int] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for rid, sid in raw.execute(
-            f"SELECT neuron_id, MAX(id) FROM spike WHERE neuron_id IN ({marks}) GROUP BY 1",
-            chunk,
-        ):
-            out[rid] = int(sid)
-    return out
+    sql = "SELECT neuron_id, MAX(id) FROM spike WHERE neuron_id IN ({marks}) GROUP BY 1"
+    return {rid: int(sid) for rid, sid in select_in(raw, sql, ids)}

@@ -22,6 +22,7 @@ from brainview.core.safe_text import first_line as title_line
 from brainview.errors import ConflictError
 from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.consolidate import apply_agent
+from brainview.services.consolidate.gather import texts
 from brainview.store.bv_schema_consolidation import item_of
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids
@@ -57,18 +58,6 @@ class AgentItemView:
     """The policy text with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
 
 
-def _titles(raw: Any, ids: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for nid, content in raw.execute(
-            f"SELECT id, content FROM neuron WHERE id IN ({marks})", chunk
-        ):
-            out[nid] = first_line(content or "", 90) or nid
-    return out
-
-
 def counter_examples(conn: Connection, era: Era, members: list[str]) -> list[CounterExample]:
     """Members graded miss in most of their last three grades, then contrasts links."""
     raw = driver(conn)
@@ -101,7 +90,8 @@ def counter_examples(conn: Connection, era: Era, members: list[str]) -> list[Cou
         other, member = (post, pre) if pre in mset else (pre, post)
         where = "a member too" if other in mset else "outside the community"
         out.append((other, f"{where}; contrasts member {member}"))
-    titles = _titles(raw, sorted({rid for rid, _w in out}))
+    heads = texts(conn, sorted({rid for rid, _w in out}), 400)
+    titles = {rid: first_line(text, 90) or rid for rid, text in heads.items()}
     return [CounterExample(rid, titles.get(rid, rid), why) for rid, why in out[:MAX_COUNTER]]
 
 
