@@ -32,6 +32,7 @@ from brainview.commands.common import (
     stdout_is_terminal,
 )
 from brainview.errors import NotFoundError, ReadOnlyError, UsageError
+from brainview.store.connect import refuse_brain_path
 
 if TYPE_CHECKING:
     import argparse
@@ -131,6 +132,7 @@ def atomic_text(target: Path) -> Iterator[IO[str]]:
         raise NotFoundError(f"--out: no such directory: {parent}")
     if target.is_dir():
         raise NotFoundError(f"--out: {target} is a directory")
+    refuse_brain_path(target, "--out")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     except OSError as err:

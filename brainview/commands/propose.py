@@ -52,6 +52,9 @@ def read_input(source: str) -> bytes:
         if len(data) > MAX_INPUT_BYTES:
             raise InvalidInputError(f"input: stdin is larger than the {limit_mb} MB limit")
         return data
+    from brainview.store.connect import refuse_brain_path
+
+    refuse_brain_path(source, "input")
     try:
         size = os.stat(source).st_size
         if size > MAX_INPUT_BYTES:

@@ -10,7 +10,6 @@ Rescue / let-go decisions on fading reflections are appended to
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,10 +21,11 @@ from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
+from brainview.services import community_cache
 from brainview.services.project import Project
 from brainview.services.refs import resolve
 from brainview.store import bv_schema_communities as bvc
-from brainview.store.cards import CardInfo, card_of
+from brainview.store.cards import CardInfo, card_of, tutor_cards
 from brainview.store.era import Era
 from brainview.store.readmodel import NeuronRow, neuron, neurons_by_ids, spikes_of
 
@@ -68,9 +68,8 @@ def reflection_cards(conn: Connection, era: Era, ids: list[str]) -> tuple[np.nda
             if s and lr and state != 0:
                 put(rid, float(s), fsrs_math.parse_ts(lr))
     elif era.card_source == "tutor" and era.tutor_db is not None:
-        with sqlite3.connect(f"file:{era.tutor_db}?mode=ro", uri=True) as tutor:
-            for rid, card_json in tutor.execute("SELECT neuron_id, card_json FROM fsrs_card"):
-                put(rid, *fsrs_math.card_stability_lastreview(card_json))
+        for rid, card_json in tutor_cards(era.tutor_db):
+            put(rid, *fsrs_math.card_stability_lastreview(card_json))
     else:
         spikes: dict[str, list[tuple[int, str]]] = {}
         for rid, grade, fired_at in conn.execute(
@@ -280,7 +279,7 @@ class ReflectionDetail:
     crossing: float | None
     """Days from now until R falls to the threshold (0 = already below)."""
     community: int | None
-    """Its community in the cached partition, if it has been clustered."""
+    """Its community in the cached partition (memory or the user's cache dir), if any."""
     decision: bvc.FadingDecision | None
 
 
@@ -295,7 +294,6 @@ def reflection_detail(
             raise NotFoundError(f"no reflection {reflection_id}")
         card = card_of(conn, agent.era, reflection_id)
         spikes = [(s.grade, s.fired_at) for s in spikes_of(conn, reflection_id)]
-        cached = bvc.cached_community_of(conn, reflection_id)
         decision = bvc.standing_fading(conn, [reflection_id]).get(reflection_id)
     refs = resolve(project, row.content)
     has_curve = card is not None and card.stability and card.last_review is not None
@@ -314,6 +312,6 @@ def reflection_detail(
         forecast=curve,
         threshold=threshold,
         crossing=cross,
-        community=cached[1] if cached else None,
+        community=community_cache.community_of(agent.path, reflection_id),
         decision=decision,
     )

@@ -40,6 +40,7 @@ from brainview.services.apply.plan import Plan, RowChange
 from brainview.services.apply.state_hash import graph_state_hash
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_apply_schema
+from brainview.store.connect import refuse_brain_path
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver
@@ -198,6 +199,7 @@ def import_plan(
 
 def import_plan_file(project: Project, path: str | Path, **kw: Any) -> list[intake.Proposal]:
     """:func:`import_plan` from a file (``brainview propose --from-spkt-plan FILE``)."""
+    refuse_brain_path(path, "plan")
     try:
         raw = Path(path).read_bytes()
     except OSError as err:

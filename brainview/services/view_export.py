@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from brainview.errors import InvalidInputError, ReadOnlyError
+from brainview.store.connect import refuse_brain_path
 
 
 def export_rows(rows: Sequence[dict[str, Any]], path: Path) -> int:
@@ -20,6 +21,7 @@ def export_rows(rows: Sequence[dict[str, Any]], path: Path) -> int:
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".json"):
         raise InvalidInputError(f"export to .csv or .json, not {path.name!r}")
+    refuse_brain_path(path, "export")
     tmp = path.with_name(f".{path.name}.part")
     try:
         with tmp.open("w", encoding="utf-8", newline="") as fh:

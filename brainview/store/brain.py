@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -24,18 +23,12 @@ from brainview.errors import (
     ReadOnlyError,
 )
 from brainview.store.brain_check import check_sqlite_file, translate_sqlite
+from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect
+
+__all__ = ["BUSY_TIMEOUT_S", "Brain", "busy_timeout", "check_sqlite_file", "open_brain"]
 from brainview.store.era import Era, detect_era
 
 Role = Literal["user", "agent"]
-BUSY_TIMEOUT_S = 5.0
-
-
-def busy_timeout() -> float:
-    """Seconds to wait on a locked brain (``BRAINVIEW_BUSY_TIMEOUT`` overrides)."""
-    try:
-        return float(os.environ.get("BRAINVIEW_BUSY_TIMEOUT", BUSY_TIMEOUT_S))
-    except ValueError:
-        return BUSY_TIMEOUT_S
 
 
 @dataclass
@@ -78,16 +71,8 @@ class Brain:
 
 
 def _make_engine(path: Path, writable: bool) -> Engine:
-    uri = f"file:{quote(str(path.resolve()))}?mode={'rw' if writable else 'ro'}"
-
     def creator() -> sqlite3.Connection:
-        timeout = busy_timeout()
-        conn = sqlite3.connect(uri, uri=True, timeout=timeout, check_same_thread=False)
-        conn.isolation_level = None  # we issue BEGIN ourselves
-        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-        if writable:
-            conn.execute("PRAGMA journal_mode=WAL")
-        return conn
+        return connect(path, write=writable, timeout=busy_timeout())
 
     engine = create_engine(
         "sqlite+pysqlite://", creator=creator, poolclass=QueuePool, pool_size=4, max_overflow=4

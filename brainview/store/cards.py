@@ -6,7 +6,6 @@ Single cards for detail views; sampled bulk arrays for distributions.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,6 +14,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
+from brainview.store.connect import busy_timeout, connect
 from brainview.store.era import CardSource, Era
 from brainview.store.readmodel import spikes_of
 from brainview.store.rows import driver
@@ -68,12 +68,23 @@ def _from_json(neuron_id: str, source: CardSource, card_json: str) -> CardInfo:
 
 
 def _tutor_json(tutor_db: Path, neuron_id: str) -> str | None:
-    uri = f"file:{tutor_db}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as conn:
+    conn = connect(tutor_db, write=False, timeout=busy_timeout())
+    try:
         row = conn.execute(
             "SELECT card_json FROM fsrs_card WHERE neuron_id = ?", (neuron_id,)
         ).fetchone()
+    finally:
+        conn.close()
     return row[0] if row else None
+
+
+def tutor_cards(tutor_db: Path) -> list[tuple[str, str]]:
+    """Every ``(neuron_id, card_json)`` of a Spikuit 0.9 tutor overlay."""
+    conn = connect(tutor_db, write=False, timeout=busy_timeout())
+    try:
+        return list(conn.execute("SELECT neuron_id, card_json FROM fsrs_card"))
+    finally:
+        conn.close()
 
 
 def card_of(conn: Connection, era: Era, neuron_id: str) -> CardInfo | None:

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
 from brainview.errors import BrainviewError
 from brainview.store.brain_check import check_sqlite_file, translate_sqlite
+from brainview.store.connect import connect
 from brainview.store.discovery import BrainPaths
 from brainview.store.era import Era, detect_era
 
 
 def _ro(path: Path) -> sqlite3.Connection:
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-    return sqlite3.connect(uri, uri=True, timeout=1.0)
+    return connect(path, write=False, timeout=1.0)
 
 
 def light_era(path: Path) -> Era:

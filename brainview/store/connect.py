@@ -1,0 +1,144 @@
+"""The one place a brain file is opened: through SQLite, never through ``open()``.
+
+SQLite's locks are POSIX advisory locks, owned by the *process*: closing any
+descriptor of a database file (``open()`` + ``close()``, ``Path.read_bytes()``,
+``shutil.copy``) silently drops every lock this process's connections hold on it,
+and the next process to close its own connection believes it is the last one,
+checkpoints and deletes the WAL that we are still writing to.  So nothing in
+brainview opens a ``circuit.db``, its ``-wal``, ``-shm`` or ``-journal`` except the
+SQLite library, and the checks that used to read the header with ``open()`` are
+done by SQLite itself (``file is not a database``, ``malformed``) plus ``stat()``,
+which opens no descriptor.
+
+Reading connections open the file ``mode=rw`` with ``PRAGMA query_only`` when the
+file and its directory are writable: such a connection cannot change a row, and the
+last one to close checkpoints and removes the ``-wal``/``-shm`` pair, so a reading
+command leaves no side files behind (a ``mode=ro`` connection leaves them).  A
+read-only file opens ``mode=ro``; a WAL brain in a read-only directory whose
+``-shm`` cannot be created opens ``immutable=1`` (no writer can exist there: a
+writer needs to create the ``-wal``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+from urllib.parse import quote
+
+from brainview.errors import InvalidInputError, NotABrainError, NotFoundError, ReadOnlyError
+
+SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+BUSY_TIMEOUT_S = 5.0
+
+
+def busy_timeout() -> float:
+    """Seconds to wait on a locked brain (``BRAINVIEW_BUSY_TIMEOUT`` overrides)."""
+    try:
+        return float(os.environ.get("BRAINVIEW_BUSY_TIMEOUT", BUSY_TIMEOUT_S))
+    except ValueError:
+        return BUSY_TIMEOUT_S
+
+
+def check_brain_path(path: Path) -> None:
+    """Refuse a missing, special, empty or unreadable file — by ``stat()`` only."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise NotFoundError(f"no such brain: {path}") from None
+    except PermissionError:
+        raise ReadOnlyError(f"cannot read {path}: permission denied") from None
+    except OSError as err:
+        raise NotFoundError(f"cannot reach {path}: {err.strerror or err}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise NotABrainError(f"not a file: {path}")
+    if st.st_size < 512:  # the smallest SQLite page; an empty file is no brain
+        raise NotABrainError(f"not a SQLite database: {path}")
+    if not os.access(path, os.R_OK):
+        raise ReadOnlyError(f"cannot read {path}: permission denied")
+
+
+_OPENED: set[tuple[int, int]] = set()
+"""``(st_dev, st_ino)`` of every brain this process has connected to."""
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def refuse_brain_path(path: Path | str, what: str) -> None:
+    """Refuse to read or replace a brain file (or its side files) as plain input/output.
+
+    A proposal file, a plan, a policy text or an export target that *is* a brain this
+    process has opened (or any ``-wal``/``-shm``/``-journal``) would be opened with
+    ``open()`` — dropping our SQLite locks — or replaced under other processes.
+    """
+    path = Path(path)
+    name = path.name
+    base = next((name[: -len(s)] for s in SIDE_SUFFIXES if name.endswith(s)), None)
+    ident = _identity(path)
+    base_ident = _identity(path.with_name(base)) if base else None
+    if (
+        (ident is not None and ident in _OPENED)
+        or (base_ident is not None)
+        or (base is not None and base.endswith(".db"))
+    ):
+        raise InvalidInputError(f"{what}: {path} is a brain database file; refusing to use it")
+
+
+def side_files(path: Path) -> list[Path]:
+    """The ``-wal``/``-shm``/``-journal`` paths next to a brain (existing ones only)."""
+    return [p for s in SIDE_SUFFIXES if (p := path.with_name(path.name + s)).exists()]
+
+
+def _can_write(path: Path) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & 0o222) and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
+    extra = "&immutable=1" if immutable else ""
+    return f"file:{quote(str(path.resolve()))}?mode={mode}{extra}"
+
+
+def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
+    """One raw connection to a brain (autocommit off: callers issue ``BEGIN``).
+
+    ``write=False`` gives a connection that cannot change a row whatever it runs.
+    """
+    ident = _identity(path)
+    if ident is not None:
+        _OPENED.add(ident)
+    if write or _can_write(path):
+        conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=timeout, check_same_thread=False)
+        conn.isolation_level = None
+        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+        if write:
+            conn.execute("PRAGMA journal_mode=WAL")
+        else:
+            conn.execute("PRAGMA query_only=1")
+        return conn
+    conn = sqlite3.connect(_uri(path, "ro"), uri=True, timeout=timeout, check_same_thread=False)
+    conn.isolation_level = None
+    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError as err:
+        wal = path.with_name(path.name + "-wal")
+        if "readonly" not in str(err) and "unable to open" not in str(err) or wal.exists():
+            conn.close()
+            raise
+        conn.close()  # a WAL brain whose -shm cannot be made here: nobody can write it
+        conn = sqlite3.connect(
+            _uri(path, "ro", immutable=True), uri=True, timeout=timeout, check_same_thread=False
+        )
+        conn.isolation_level = None
+    return conn
