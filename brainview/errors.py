@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     UNKNOWN_SCHEMA = 9
     CONFIG = 10
     REFUSED = 11
+    DISK_FULL = 12
     INTERNAL = 70
 
 
@@ -80,3 +81,15 @@ class RefusedError(BrainviewError):
     """A request refused for safety (e.g. serving beyond loopback without ``--public``)."""
 
     code, kind = ExitCode.REFUSED, "refused"
+
+
+class DiskFullError(BrainviewError):
+    """SQLITE_FULL: the disk (or quota) filled mid-write; the transaction rolled back."""
+
+    code, kind = ExitCode.DISK_FULL, "disk_full"
+
+
+class ReplacedError(ConflictError):
+    """A brain file was replaced or deleted under an open connection."""
+
+    kind = "replaced"

@@ -21,9 +21,10 @@ from sqlalchemy.pool import QueuePool
 from brainview.errors import (
     BrainviewError,
     ReadOnlyError,
+    ReplacedError,
 )
 from brainview.store.brain_check import check_sqlite_file, translate_sqlite
-from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect
+from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect, file_identity
 
 __all__ = ["BUSY_TIMEOUT_S", "Brain", "busy_timeout", "check_sqlite_file", "open_brain"]
 from brainview.store.era import Era, detect_era
@@ -40,34 +41,76 @@ class Brain:
     era: Era
     engine: Engine
     writable: bool
+    identity: tuple[int, int] | None = None
+    """``(st_dev, st_ino)`` of the file when it was opened."""
+    anchor: sqlite3.Connection | None = None
+    """A connection opened with the brain, so surely to *that* file: when the file is
+    replaced under us it empties the old WAL (see :meth:`release_moved`)."""
+
+    def moved(self) -> bool:
+        """Whether the file at ``path`` is gone or is no longer the one we opened
+        (restored from a backup, ``git checkout``, deleted)."""
+        return self.identity is not None and file_identity(self.path) != self.identity
+
+    def _refuse_if_moved(self, during: str = "") -> None:
+        if self.moved():
+            what = "deleted" if file_identity(self.path) is None else "replaced"
+            raise ReplacedError(
+                f"the {self.role} brain was {what} on disk while open{during}: {self.path}"
+            )
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A connection for reads; SQLite errors become brainview errors."""
+        self._refuse_if_moved()
         try:
             with self.engine.connect() as conn:
                 yield conn
-        except (OperationalError, DBAPIError) as err:
+        except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
             raise translate_sqlite(err, self.path) from None
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; commits on success, else rolls back."""
+        """One ``BEGIN IMMEDIATE`` transaction; commits on success, else rolls back.
+
+        Refused before anything is written when the file was replaced or deleted under
+        us (pooled connections would write to the old, unlinked file); re-checked after
+        the commit, so a replacement during the write is reported, never shown as done.
+        """
         if not self.writable:
             raise ReadOnlyError(f"{self.role} brain was opened read-only: {self.path}")
+        self._refuse_if_moved()
         try:
             with self.engine.begin() as conn:
+                self._refuse_if_moved()
                 yield conn
-        except (OperationalError, DBAPIError) as err:
+        except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
             raise translate_sqlite(err, self.path) from None
+        self._refuse_if_moved(" (the change went to the old file; decide again)")
 
     def data_version(self, conn: Connection) -> int:
         """SQLite's ``data_version``: changes when another connection commits."""
         return int(conn.exec_driver_sql("PRAGMA data_version").scalar_one())
 
+    def release_moved(self) -> bool:
+        """After the file was replaced (restore from backup, ``git checkout``): fold the
+        old file's WAL into the old file and empty it, so the file now at ``path`` is
+        not read through frames that belong to its predecessor.  ``False`` when another
+        process still uses that WAL (then it is left alone)."""
+        if self.anchor is None:
+            return True
+        try:
+            busy = self.anchor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        except sqlite3.Error:
+            return False
+        return not busy
+
     def dispose(self) -> None:
-        """Close pooled connections."""
+        """Close pooled connections (and the anchor)."""
         self.engine.dispose()
+        if self.anchor is not None:
+            self.anchor.close()
+            self.anchor = None
 
 
 def _make_engine(path: Path, writable: bool) -> Engine:
@@ -115,6 +158,7 @@ def open_brain(
     check_sqlite_file(path)
     if write:
         _check_writable(path)
+    identity = file_identity(path)
     engine = _make_engine(path, write)
     try:
         with engine.connect() as conn:
@@ -131,4 +175,17 @@ def open_brain(
     except BrainviewError:
         engine.dispose()
         raise
-    return Brain(path=path, role=role, era=era, engine=engine, writable=write)
+    try:
+        anchor = connect(path, write=False, timeout=busy_timeout())
+    except sqlite3.Error as err:
+        engine.dispose()
+        raise translate_sqlite(err, path) from None
+    return Brain(
+        path=path,
+        role=role,
+        era=era,
+        engine=engine,
+        writable=write,
+        identity=identity,
+        anchor=anchor,
+    )

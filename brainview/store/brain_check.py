@@ -6,6 +6,7 @@ from pathlib import Path
 
 from brainview.errors import (
     BrainviewError,
+    DiskFullError,
     LockedError,
     NotABrainError,
     ReadOnlyError,
@@ -35,8 +36,8 @@ def translate_sqlite(err: BaseException, path: Path) -> BrainviewError:
         return NotABrainError(f"not a SQLite database: {path}")
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return NotABrainError(f"truncated or corrupt database: {path}")
-    if "disk is full" in text or "database or disk is full" in text:
-        return ReadOnlyError(f"disk full writing {path}: nothing was written")
+    if "disk is full" in text:
+        return DiskFullError(f"disk full writing {path}: nothing was written")
     if "disk i/o" in text:
         return NotABrainError(f"disk I/O error on {path}: nothing was written")
     return NotABrainError(f"cannot use {path}: {text.splitlines()[0] if text else err}")

@@ -63,7 +63,8 @@ _OPENED: set[tuple[int, int]] = set()
 """``(st_dev, st_ino)`` of every brain this process has connected to."""
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of a file (``None`` if it is gone): which file a path names."""
     try:
         st = os.stat(path)
     except OSError:
@@ -81,8 +82,8 @@ def refuse_brain_path(path: Path | str, what: str) -> None:
     path = Path(path)
     name = path.name
     base = next((name[: -len(s)] for s in SIDE_SUFFIXES if name.endswith(s)), None)
-    ident = _identity(path)
-    base_ident = _identity(path.with_name(base)) if base else None
+    ident = file_identity(path)
+    base_ident = file_identity(path.with_name(base)) if base else None
     if (
         (ident is not None and ident in _OPENED)
         or (base_ident is not None)
@@ -114,7 +115,7 @@ def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
 
     ``write=False`` gives a connection that cannot change a row whatever it runs.
     """
-    ident = _identity(path)
+    ident = file_identity(path)
     if ident is not None:
         _OPENED.add(ident)
     if write or _can_write(path):

@@ -119,11 +119,49 @@ class BrainviewApp(App[int]):
 
         key = (write_agent, write_user)
         with self._projects_lock:
+            # Workers import the services lazily; two threads importing the apply
+            # package's cycle at once can see it half-initialised.  The first worker to
+            # get here imports them whole, under the lock.
+            import brainview.services.apply  # noqa: F401
+            import brainview.services.review  # noqa: F401
+
             project = self._projects.get(key)
-            if project is None or (write_agent and not self.paths.agent_exists):
+            moved = project.moved() if project is not None else []
+            if moved:  # restored from a backup, checked out, deleted: never keep the old file
+                held = set(project.release_moved()) if project is not None else set()
+                for old in self._projects.values():
+                    old.close()
+                self._projects.clear()
+                self._say_moved(moved, held)
+                project = None
+            if project is None:
                 project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
                 self._projects[key] = project
         return nullcontext(project)
+
+    def _say_moved(self, roles: list[str], held: set[str]) -> None:
+        """Tell the maintainer a brain file changed identity under the console."""
+        gone = [
+            r
+            for r in roles
+            if (r == "user" and not self.paths.user_db.is_file())
+            or (r == "agent" and not self.paths.agent_exists)
+        ]
+        text = (
+            "; ".join(
+                f"the {r} brain was {'deleted' if r in gone else 'replaced on disk'}" for r in roles
+            )
+            + " — reopened; everything shown is read again"
+        )
+        if held:
+            text += (
+                f". Another program still holds the old {'/'.join(sorted(held))} brain's "
+                "write-ahead log: close it and reopen, or the restored file may read wrong"
+            )
+        try:
+            self.call_from_thread(self.notify, text, severity="warning", timeout=8)
+        except RuntimeError:  # already on the app's thread
+            self.notify(text, severity="warning", timeout=8)
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the minimum size show a clear notice rather than a broken layout."""

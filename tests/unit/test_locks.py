@@ -84,7 +84,10 @@ class Held:
 @pytest.fixture
 def held(demo):  # type: ignore[no-untyped-def]
     root = demo[0]
-    pair = (Held(root / ".spikuit" / "circuit.db"), Held(root / ".spikuit" / "agent" / "circuit.db"))
+    pair = (
+        Held(root / ".spikuit" / "circuit.db"),
+        Held(root / ".spikuit" / "agent" / "circuit.db"),
+    )
     yield root, pair
     for h in pair:
         h.conn.close()
@@ -112,9 +115,8 @@ def _open_paths(root: Path) -> list[tuple[str, Callable[[], object]]]:
     paths = discover(root)
 
     def project(**kw: bool) -> None:
-        with Project.open(paths, **kw) as p:
-            with p.user.read() as c:
-                c.exec_driver_sql("SELECT count(*) FROM neuron").fetchall()
+        with Project.open(paths, **kw) as p, p.user.read() as c:
+            c.exec_driver_sql("SELECT count(*) FROM neuron").fetchall()
 
     def brain(write: bool) -> None:
         b = open_brain(paths.agent_db, "agent", write=write)  # type: ignore[arg-type]
@@ -155,9 +157,7 @@ def test_every_cli_path_keeps_the_locks(held) -> None:  # type: ignore[no-untype
         assert out.returncode == 0, out.stderr
         _check(pair, " ".join(args))
     listed = cli("proposals", "list", "-C", str(root), "--json")
-    pid = next(
-        p["id"] for p in json.loads(listed.stdout)["proposals"] if not p["stale"]
-    )
+    pid = next(p["id"] for p in json.loads(listed.stdout)["proposals"] if not p["stale"])
     for args in (
         ("proposals", "accept", pid, "--reason", "ok"),
         ("proposals", "undo", pid),

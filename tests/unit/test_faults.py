@@ -1,0 +1,245 @@
+"""Faults beyond SIGKILL: disk full mid-decision, a brain replaced or deleted under a
+running console.  Each ends in a clear message, nothing half-written, the console
+still running, and what it shows agreeing with what another process sees."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from brainview.demo.generator import DEMO_NOW
+from brainview.errors import ExitCode
+from brainview.store import connect as connect_mod
+from brainview.store.discovery import discover
+from tests.tui_helpers import settle
+from tests.unit.test_cli import cli
+
+
+async def said(pilot, needle: str, timeout: float = 15.0) -> str:  # type: ignore[no-untyped-def]
+    """Wait until a notification containing ``needle`` (any of ``a|b``) is shown."""
+    import time
+
+    end = time.monotonic() + timeout
+    while True:
+        text = " | ".join(n.message for n in pilot.app._notifications)
+        if any(n in text for n in needle.split("|")) or time.monotonic() > end:
+            return text
+        await pilot.pause(0.1)
+
+
+def rows_digest(db: Path) -> str:
+    """A hash of every row of every table (read through SQLite, closed after)."""
+    conn = sqlite3.connect(db)
+    try:
+        h = hashlib.sha256()
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for t in sorted(tables):
+            for row in sorted(map(repr, conn.execute(f'SELECT * FROM "{t}"'))):
+                h.update(f"{t}:{row}".encode())
+        return h.hexdigest()
+    finally:
+        conn.close()
+
+
+def brains(root: Path) -> tuple[Path, Path]:
+    return root / ".spikuit" / "circuit.db", root / ".spikuit" / "agent" / "circuit.db"
+
+
+@pytest.fixture
+def disk_full(demo, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:  # type: ignore[no-untyped-def]
+    """Writers hit SQLITE_FULL: the file may not grow by a page (``max_page_count``),
+    and there are no free pages to reuse (vacuumed first)."""
+    for db in brains(demo[0]):
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+    real = connect_mod.connect
+    on = [True]
+
+    def full(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
+        conn = real(path, write=write, timeout=timeout)
+        if write and on[0]:
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            conn.execute("PRAGMA freelist_count")
+            conn.execute(f"PRAGMA max_page_count = {pages}")
+        return conn
+
+    monkeypatch.setattr(connect_mod, "connect", full)
+    monkeypatch.setattr("brainview.store.brain.connect", full)
+    yield on
+
+
+def _pending(root: Path) -> str:
+    conn = sqlite3.connect(brains(root)[1])
+    try:
+        return conn.execute(
+            "SELECT id FROM brainview_proposal WHERE status='pending' AND stale_reason IS NULL "
+            "AND suspicion IS NULL ORDER BY created_at LIMIT 1"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_disk_full_mid_decision_writes_nothing(demo, disk_full) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    before = [rows_digest(db) for db in brains(root)]
+    pid = _pending(root)
+    out = cli("proposals", "reject", pid, "--reason", "not this", "-C", str(root))
+    assert out.returncode == ExitCode.DISK_FULL, out.stderr
+    assert "disk full" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert [rows_digest(db) for db in brains(root)] == before
+    disk_full[0] = False  # space again: the same decision goes through
+    out = cli("proposals", "reject", pid, "--reason", "not this", "-C", str(root))
+    assert out.returncode == 0, out.stderr
+
+
+async def test_console_survives_disk_full(demo, disk_full) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.app import make_app
+    from brainview.tui.clock import frozen
+
+    root, _ = demo
+    before = [rows_digest(db) for db in brains(root)]
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        pid = _pending(root)
+        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
+        await settle(pilot)
+        await pilot.press("r")  # a rejection writes a new lesson: it needs new pages
+        await settle(pilot)
+        await pilot.press(*"not this", "enter")
+        await settle(pilot, rounds=6)
+        text = await said(pilot, "disk full")
+        assert "disk full" in text, text
+        assert pid in {r.id for r in app.screen.rows}  # still shown pending, as it is
+        assert [rows_digest(db) for db in brains(root)] == before
+        disk_full[0] = False
+        app._projects.clear()  # a fresh connection without the simulated limit
+        screen = app.screen
+        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press(*"not this", "enter")
+        await settle(pilot, rounds=6)
+        conn = sqlite3.connect(brains(root)[1])
+        (status,) = conn.execute(
+            "SELECT status FROM brainview_proposal WHERE id=?", (pid,)
+        ).fetchone()
+        conn.close()
+        notes = [n.message for n in app._notifications]
+        assert status == "rejected", (notes, app.screen.current_id, pid, type(app.screen))
+        assert app.is_running
+
+
+def _backup(src: Path, dst: Path) -> None:
+    """A copy made the way SQLite allows (the online backup API), not with ``open()``."""
+    a, b = sqlite3.connect(src), sqlite3.connect(dst)
+    try:
+        a.backup(b)
+    finally:
+        a.close()
+        b.close()
+
+
+async def test_console_notices_a_brain_restored_from_backup(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.app import make_app
+    from brainview.tui.clock import frozen
+
+    root, _ = demo
+    agent_db = brains(root)[1]
+    backup = tmp_path / "agent-backup.db"
+    _backup(agent_db, backup)
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        pid = _pending(root)
+        screen = app.screen
+        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot, rounds=6)
+        assert pid not in {r.id for r in app.screen.rows}
+        os.replace(backup, agent_db)  # "restore from backup" under the running console
+        await pilot.pause(1.5)  # a poll
+        await settle(pilot, rounds=6)
+        text = await said(pilot, "agent brain was replaced")
+        assert "agent brain was replaced" in text, text
+        # the restored file has it pending again, and the console says so
+        other = sqlite3.connect(agent_db)
+        seen = other.execute("SELECT status FROM brainview_proposal WHERE id=?", (pid,)).fetchone()
+        other.close()
+        fds = (
+            sorted(
+                os.readlink(f"/proc/self/fd/{f}")
+                for f in os.listdir("/proc/self/fd")
+                if "circuit" in os.readlink(f"/proc/self/fd/{f}")
+            )
+            if False
+            else []
+        )
+        import glob
+
+        fds = []
+        for f in glob.glob("/proc/self/fd/*"):
+            try:
+                t = os.readlink(f)
+            except OSError:
+                continue
+            if "circuit" in t:
+                fds.append(t)
+        assert seen == ("pending",), (seen, [f[-40:] for f in fds])
+        await pilot.pause(1.5)
+        await settle(pilot)
+        assert pid in {r.id for r in app.screen.rows}, (text, sorted(os.listdir(agent_db.parent)))
+        screen = app.screen
+        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot, rounds=6)
+        await said(pilot, "accepted " + pid)
+        conn = sqlite3.connect(agent_db)
+        (status,) = conn.execute(
+            "SELECT status FROM brainview_proposal WHERE id=?", (pid,)
+        ).fetchone()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        conn.close()
+        notes = [n.message for n in app._notifications]
+        c2 = sqlite3.connect(agent_db)
+        decs = c2.execute(
+            "SELECT id, verdict, undone_at FROM brainview_decision WHERE proposal_id=?", (pid,)
+        ).fetchall()
+        c2.close()
+        assert status == "accepted", (
+            notes,
+            pid in {r.id for r in app.screen.rows},
+            decs,
+            app.screen.busy,
+        )
+        assert app.is_running
+
+
+async def test_console_survives_the_agent_brain_deleted(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.app import make_app
+    from brainview.tui.clock import frozen
+
+    root, _ = demo
+    agent_db = brains(root)[1]
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for side in ("", "-wal", "-shm"):
+            Path(f"{agent_db}{side}").unlink(missing_ok=True)
+        await pilot.press("a")
+        await settle(pilot, rounds=6)
+        text = await said(pilot, "agent brain was deleted|no agent brain")
+        assert "agent brain was deleted" in text or "no agent brain" in text, text
+        assert app.is_running
+        assert not agent_db.exists(), "the console re-created a deleted agent brain"
