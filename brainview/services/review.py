@@ -78,7 +78,7 @@ from brainview.services.review_options import (
     options,
 )
 from brainview.services.review_options import policy_text as checked_policy_text
-from brainview.services.review_undo import UndoResult, undo
+from brainview.services.review_undo import UndoResult, group_decisions, undo, undo_unit
 from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.decision_rows import (
@@ -109,6 +109,7 @@ __all__ = [
     "pending_count",
     "rejection_text",
     "undo",
+    "undo_unit",
 ]
 
 APPLY_APPLIED = "applied"
@@ -212,7 +213,8 @@ def decide_many(
     """Decide several proposals in **one** transaction: all of them or none.
 
     They are decided in the given order (repeats ignored), each with its own decision
-    id and effect log, so each can be undone on its own.  Later decisions see the
+    id and effect log, and share one ``group_id``: :func:`undo_unit` reverts the bulk
+    as one unit (:func:`undo` still reverts one decision).  Later decisions see the
     spikes of earlier ones (STDP co-fires across the batch, Δt = 0) and, when
     applying, the user-brain changes of earlier ones.  If any proposal is not pending
     (or, on accept, is stale or cannot be applied), the whole batch is refused; if
@@ -243,6 +245,7 @@ def decide_many(
         try:
             paused = opts.verdict == "reject" and writing.read_state(conn).paused
             results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
+            group_decisions(conn, [r.decision_id for r in results])  # one undo for a bulk
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
             raise translate_sqlite(err, agent.path) from None
         hooks.step("decision.before_commit")
