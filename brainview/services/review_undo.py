@@ -152,8 +152,6 @@ def _revert_all(
                     )
                 restored = revert_effects(conn, did)
                 _no_link_to_a_retired_neuron(conn, did)
-                pid = str(decision["proposal_id"])
-                agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
             except sqlite3.Error as err:  # raw driver statements: translate, roll back
                 raise translate_sqlite(err, agent.path) from None
             conn.execute(
