@@ -24,7 +24,9 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    at ``now`` (details: :func:`brainview.store.writers.write_stdp`).
 6. On **reject** (unless ``write_reflections=False`` or the project paused reflection
    writing, :mod:`brainview.services.reflection_writing`), a new reflection recording
-   the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection.
+   the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection,
+   with its card and one ``changeset`` (``neuron.add``, ``synapse.add`` per link;
+   :mod:`brainview.services.agent_log`).
    On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
    its change is written to the agent brain here, through the same effect log
    (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
@@ -62,6 +64,7 @@ from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
 from brainview.core.kinds import is_agent_kind
 from brainview.errors import ConflictError, InvalidInputError
+from brainview.services import agent_log
 from brainview.services import reflection_writing as writing
 from brainview.services.apply import hooks
 from brainview.services.apply.gate import AcceptGate
@@ -92,7 +95,7 @@ from brainview.store.decision_rows import (
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
 from brainview.store.rows import driver, fetch_row, select_in
-from brainview.store.writers import StdpStep, write_reflection
+from brainview.store.writers import StdpStep
 
 __all__ = [
     "APPLY_AGENT",
@@ -386,10 +389,11 @@ def _decide_in(
     if on_agent:
         apply_on_agent(log, era, proposal, decision_id, opts)
     if new_id is not None:
-        content = rejection_text(proposal, opts.reason)
-        skill = str(proposal["skill"])
-        weight = REFLECTION_LINK_WEIGHT
-        write_reflection(log, era, new_id, content, skill, fired.live, weight, opts.now)
+        agent_log.write_lesson(
+            log, era, proposal_id=proposal_id, decider=opts.decider, neuron_id=new_id,
+            content=rejection_text(proposal, opts.reason), skill=str(proposal["skill"]),
+            link_to=fired.live, weight=REFLECTION_LINK_WEIGHT, now=opts.now,
+        )  # fmt: skip
     log.flush(decision_id)
     return DecisionResult(
         decision_id=decision_id,

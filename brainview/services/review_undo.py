@@ -11,7 +11,10 @@ Agent brain (:func:`brainview.store.effects.revert_effects`): every before-image
 is written back, newest first, except ``brainview_proposal.version`` (it goes *up*,
 so caches see the change; ``status`` is ``pending`` again) and ``sqlite_sequence``
 (restored only if nobody inserted a spike since).  The ``brainview_decision`` row
-stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.
+stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.  The
+change log stays too: when the decision wrote Spikuit events (a rejection lesson, a
+consolidation item), the undo adds an inverse changeset saying what it did
+(:func:`brainview.services.agent_log.log_undo`).
 
 User brain (``apply_state = 'applied'``): the applied plan's inverse is executed as a
 new changeset tagged ``brainview:undo:<proposal id>`` — rows updated by the apply
@@ -37,6 +40,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
+from brainview.services import agent_log
 from brainview.services.apply import hooks
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import check
@@ -152,6 +156,8 @@ def _revert_all(
                     )
                 restored = revert_effects(conn, did)
                 _no_link_to_a_retired_neuron(conn, did)
+                pid = str(decision["proposal_id"])
+                agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
             except sqlite3.Error as err:  # raw driver statements: translate, roll back
                 raise translate_sqlite(err, agent.path) from None
             conn.execute(
