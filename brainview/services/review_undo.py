@@ -151,9 +151,7 @@ def _revert_all(
             revert: intents.Intent | None = None
             try:
                 if plan is not None:
-                    revert = _prepare_revert(
-                        project, conn, decision, plan, actor, now, batch_id
-                    )
+                    revert = _prepare_revert(project, conn, decision, plan, actor, now, batch_id)
                 restored = revert_effects(conn, did)
                 _no_link_to_a_retired_neuron(conn, did)
                 pid = str(decision["proposal_id"])
@@ -162,8 +160,7 @@ def _revert_all(
                 raise translate_sqlite(err, agent.path) from None
             conn.execute(
                 text(
-                    "UPDATE brainview_decision SET undone_at = :at, undone_by = :by "
-                    "WHERE id = :id"
+                    "UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"
                 ),
                 {"at": undone_at, "by": actor, "id": did},
             )
@@ -179,7 +176,11 @@ def _revert_all(
         carry_out(project, reverts, now=now)
     return [
         UndoResult(
-            str(d["id"]), str(d["proposal_id"]), str(d["verdict"]), restored, undone_at,
+            str(d["id"]),
+            str(d["proposal_id"]),
+            str(d["verdict"]),
+            restored,
+            undone_at,
             len(revert.plan.changes) if revert is not None else 0,
         )  # fmt: skip
         for d, restored, revert in done
