@@ -54,6 +54,22 @@ def _proposal(tmp: Path, info: DemoInfo) -> Path:
     return path
 
 
+def _spkt_plan(tmp: Path, info: DemoInfo) -> Path:
+    """A ``spkt consolidate --json`` plan for the user brain as it is (one advisory item)."""
+    from brainview.services.project import Project
+    from brainview.services.spkt_plan import current_hash
+
+    with Project.open(discover(info.root)) as project:
+        state = current_hash(project)
+    plan = {
+        "state_hash": state,
+        "triage": {"forget_candidates": [{"action": "flag_forget", "id": info.user_ids[0]}]},
+    }
+    path = tmp / "plan.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    return path
+
+
 READING: dict[str, Argv] = {
     "stats --json": lambda t, i: ["stats", "--json"],
     "stats": lambda t, i: ["stats"],
@@ -76,7 +92,12 @@ READING: dict[str, Argv] = {
     "export decisions csv": lambda t, i: ["export", "decisions", "--format", "csv"],
     "export reflections jsonl": lambda t, i: ["export", "reflections", "--format", "jsonl"],
     "export communities": lambda t, i: ["export", "communities"],
+    "export --out": lambda t, i: ["export", "proposals", "--out", str(t / "proposals.json")],
     "propose --dry-run": lambda t, i: ["propose", str(_proposal(t, i)), "--dry-run", "--json"],
+    "propose --from-spkt-plan --dry-run": lambda t, i: [
+        *("propose", str(_spkt_plan(t, i)), "--from-spkt-plan", "--dry-run", "--json")
+    ],
+    "propose --schema": lambda t, i: ["propose", "--schema"],
 }
 
 
