@@ -10,16 +10,22 @@ command runs; the WAL files are only ever looked at with ``os.listdir``.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import functools
 import hashlib
 import json
 import os
+import pty
+import select
 import shutil
 import sqlite3
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -230,6 +236,71 @@ async def test_console_opened_and_quit_writes_nothing(history_demo) -> None:  # 
     assert sorted(files_after - files_before) == []
 
 
+def console_session(root: Path, **kw: object) -> tuple[int, bytes]:
+    """``brainview open`` on a pseudo-terminal: wait until the communities screen shows
+    its partition, then ctrl+q. Returns the exit code and everything it drew."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    env = {**os.environ, **ENV, "TERM": "xterm-256color", **kw.pop("env", {})}  # type: ignore[dict-item]
+    cmd = [sys.executable, "-m", "brainview", "open", str(root), "--screen", "communities"]
+    proc = subprocess.Popen(
+        cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, **kw
+    )  # type: ignore[call-overload]
+    os.close(slave)
+    seen, deadline = b"", time.monotonic() + 90
+    try:
+        while b"modularity" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.5)[0]:
+                seen += os.read(master, 65536)
+        os.write(master, b"\x11")  # ctrl+q
+        while proc.poll() is None and time.monotonic() < deadline + 30:
+            if select.select([master], [], [], 0.2)[0]:
+                seen += os.read(master, 65536)
+        return proc.wait(timeout=5), seen
+    except OSError:  # the child closed the terminal: it has exited
+        return proc.wait(timeout=30), seen
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+
+
+def test_console_process_opened_and_quit_writes_nothing(history_demo) -> None:  # type: ignore[no-untyped-def]
+    """The real console process (startup checks, workers, clustering), quit with ctrl+q."""
+    root, _ = history_demo
+    out: list[tuple[int, bytes]] = []
+    assert_read_only(root, lambda: out.append(console_session(root)))
+    code, seen = out[0]
+    assert b"modularity" in seen, seen[-2000:]
+    assert code == 0, seen[-2000:]
+
+
+OTHER_ERA = [
+    "stats --json",
+    "proposals show",
+    "reflect list",
+    "reflect inspect",
+    "reflect consolidate --dry-run --json",
+    "communities list",
+]
+
+
+@pytest.mark.parametrize("name", OTHER_ERA)
+def test_spikuit_09_with_a_tutor_overlay_writes_nothing(name: str, make_demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Cards in ``circuit.tutor.db`` (Spikuit 0.9): that file is hashed and watched too."""
+    from tests.eras import to_09
+
+    root, info = make_demo()
+    for db in (root / ".spikuit" / "circuit.db", root / ".spikuit" / "agent" / "circuit.db"):
+        to_09(db, overlay=True)
+    assert len(brain_files(root)) == 4
+    result: list[subprocess.CompletedProcess[str]] = []
+    argv = READING[name](tmp_path, info)
+    assert_read_only(root, lambda: result.append(run_cli(argv, root)))
+    assert result[0].returncode == 0, result[0].stderr
+
+
 # -- a project in a read-only directory -------------------------------------------------
 
 READ_ONLY_DIR = [
@@ -335,3 +406,13 @@ def test_project_in_a_read_only_directory_opens_and_reads(name: str, read_only_p
     assert listing(root) == before
     modes = {p: stat.S_IMODE(p.stat().st_mode) for p in root.rglob("*")}
     assert all(m in (0o444, 0o555) for m in modes.values())
+
+
+def test_console_opens_a_project_in_a_read_only_directory(read_only_project) -> None:  # type: ignore[no-untyped-def]
+    root, _ = read_only_project
+    before = listing(root)
+    env = {"XDG_CACHE_HOME": "/nonexistent-bv-cache", "HOME": "/nonexistent-bv-home"}
+    code, seen = console_session(root, env=env, **_unprivileged())
+    assert b"modularity" in seen, seen[-2000:]
+    assert code == 0, seen[-2000:]
+    assert listing(root) == before
