@@ -154,8 +154,8 @@ def _reflection(
         head.append("  ")
         head.append(state_mark(v.state))
     if verdict_hint:
-        head.append("\n  ")
-        head.append_text(grade_hint(v, annotate_grade))
+        hint = grade_hint(v, annotate_grade)  # one segment: Textual keeps its indent
+        head.append("\n  " + hint.plain, style=hint.style)
     body = safe_text(v.display or v.content, limit=REFLECTION_LIMIT)
     out: list[RenderableType] = [head, body]
     if v.note:
