@@ -201,10 +201,13 @@ def test_reading_command_writes_nothing(name: str, history_demo, tmp_path: Path)
     assert result[0].returncode == 0, result[0].stderr
 
 
-async def test_console_opened_and_quit_writes_nothing(history_demo) -> None:  # type: ignore[no-untyped-def]
-    """Every screen visited, a reflection opened, a consolidation planned and cancelled."""
+async def test_console_opened_and_quit_writes_nothing(history_demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every screen visited, a reflection opened, a consolidation planned and cancelled;
+    the clustering runs in its child process (as it does from 3,000 reflections on)."""
+    from brainview.services import clustering_runner
     from brainview.tui.screens.consolidate import ConsolidateScreen
 
+    monkeypatch.setattr(clustering_runner, "SUBPROCESS_MIN", 0)
     root, info = history_demo
 
     async def session() -> None:
