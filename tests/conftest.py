@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,20 @@ def _template(spec: DemoSpec, base: Path) -> tuple[Path, DemoInfo]:
         info = build_project(root, spec)
         _TEMPLATES[spec] = (root, info)
     return _TEMPLATES[spec]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Caches (the community partition) go to a per-session dir, never ``~/.cache``;
+    subprocesses inherit it."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(home)
+    yield home
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture(scope="session")

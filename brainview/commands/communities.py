@@ -2,7 +2,8 @@
 
 The partition is the cached one when it still matches the reflection graph, else
 community detection runs now (:func:`brainview.services.communities.ensure_partition`)
-and, when the agent brain is writable, the result is cached for the next run.
+and the result is cached for the next run outside the brains
+(:mod:`brainview.services.community_cache`): reading never writes a brain.
 Everything that depends on time (R now) or on decisions (strong / miss grades) is
 computed at the call.
 """
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
 def _load(project: Any, clock: Any) -> Any:
     from brainview.services import communities
 
-    part = communities.ensure_partition(project, now=clock)
-    _, fresh = communities.load_partition(project)
+    part, fresh = communities.load_partition(project)
+    if part is None or not fresh:
+        part, fresh = communities.ensure_partition(project, now=clock), True
     return communities.load_data(project, part, fresh, clock)
 
 

@@ -135,34 +135,51 @@ def dismiss(args: argparse.Namespace) -> int:
 
 
 def undo(args: argparse.Namespace) -> int:
-    """Undo a decision (by decision id, decided proposal id, or ``--last``); an applied
-    one is reverted in the user brain too."""
+    """Undo a decision (by decision id, decided proposal id, or ``--last``) and the rest
+    of its bulk, as one unit; an applied one is reverted in the user brain too."""
     from brainview.services import review
+    from brainview.services.review_undo import unit_of
 
     actor = decider_of(args, load_config(args))
     clock = now()
     with open_project(args) as project, project.require_agent().read() as conn:
         decision = _which_decision(conn, None if args.last else args.id)
-    with _deciding(args, user=decision["apply_state"] == "applied") as project:
-        result = review.undo(project, str(decision["id"]), now=clock, actor=actor)
+        unit = unit_of(conn, str(decision["id"]))
+    applied = any(d["apply_state"] == "applied" for d in unit)
+    with _deciding(args, user=applied) as project:
+        results = review.undo_unit(project, str(decision["id"]), now=clock, actor=actor)
+    first = results[0]
     data = {
-        "decision_id": result.decision_id,
-        "proposal_id": result.proposal_id,
-        "verdict": result.verdict,
-        "rows_restored": result.rows_restored,
-        "user_rows_restored": result.user_rows_restored,
-        "undone_at": result.undone_at,
+        "decision_id": first.decision_id,
+        "proposal_id": first.proposal_id,
+        "verdict": first.verdict,
+        "rows_restored": sum(r.rows_restored for r in results),
+        "user_rows_restored": sum(r.user_rows_restored for r in results),
+        "undone_at": first.undone_at,
+        "group_id": decision.get("group_id"),
+        "decisions": [
+            {
+                "decision_id": r.decision_id,
+                "proposal_id": r.proposal_id,
+                "verdict": r.verdict,
+                "rows_restored": r.rows_restored,
+                "user_rows_restored": r.user_rows_restored,
+            }
+            for r in results
+        ],
     }
     if args.json:
         emit_json(data)
         return 0
-    emit_lines(
-        [
-            f"undone {result.decision_id} ({result.verdict} of {cell(result.proposal_id, 40)}): "
-            f"{result.rows_restored} agent-brain and {result.user_rows_restored} user-brain "
-            "row change(s) reverted; the proposal is pending again"
-        ]
-    )
+    out = [
+        f"undone {r.decision_id} ({r.verdict} of {cell(r.proposal_id, 40)}): "
+        f"{r.rows_restored} agent-brain and {r.user_rows_restored} user-brain "
+        "row change(s) reverted; the proposal is pending again"
+        for r in results
+    ]
+    if len(results) > 1:
+        out.insert(0, f"undone one bulk decision of {len(results)} proposals, as one unit:")
+    emit_lines(out)
     return 0
 
 

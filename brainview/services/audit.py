@@ -4,8 +4,14 @@ Where it came from (written by a rejected proposal's decision, added through Spi
 change log — "imported" —, or already there before anything was recorded), every
 grade it received (with the proposal, verdict and decider behind it; spikes from
 outside brainview too), the STDP weight changes it took part in, merges, every
-lifecycle change (who, when, why, which batch, undone or not), and the proposals it
-influenced.  Read-only; missing brainview tables read as empty.
+lifecycle change (who, when, why, which batch, undone or not), the proposals it
+influenced, and every Spikuit event about it.  Read-only; missing brainview tables
+read as empty.
+
+Provenance is append-only: the origin is derived from records that are written once
+and never rewritten (the decision row, the first event of Spikuit's change log), and
+challenge, invalidate, reinstate and every undo only *add* entries (lifecycle rows,
+changesets) — so none of them can change where a reflection came from.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from brainview.core.grading import GRADE_NAMES
 from brainview.errors import NotFoundError
 from brainview.services import blast, lifecycle
 from brainview.services.project import Project
+from brainview.store.changelog import LoggedEvent, first_event, neuron_events
 from brainview.store.effects import logged_effects
 from brainview.store.era import Era
 from brainview.store.readmodel import neuron, table_exists
@@ -114,6 +121,8 @@ class AuditTrail:
     merges: list[MergeEntry] = field(default_factory=list)
     lifecycle: list[LifecycleEntry] = field(default_factory=list)
     influenced: list[blast.ProposalHit] = field(default_factory=list)
+    changelog: list[LoggedEvent] = field(default_factory=list)
+    """Every Spikuit event about the reflection, oldest first (append-only)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (``brainview reflect inspect ID --json``)."""
@@ -146,10 +155,16 @@ def trail(project: Project, rid: str) -> AuditTrail:
             merges=_merges(conn, agent.era, rid),
             lifecycle=_lifecycle(conn, rid),
             influenced=blast.proposals_of(conn, [rid]),
+            changelog=neuron_events(conn, rid) if agent.era.has_changelog else [],
         )
 
 
 def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
+    """Recorded once, never rewritten: the decision that wrote it, else the *first*
+    event of its history when that is its ``neuron.add`` (a later ``neuron.add`` —
+    reinstate, an undo — brings it back, it does not write it), else pre-existing.
+    Changesets brainview writes to change a reflection's state never count
+    (:func:`~brainview.store.changelog.first_event`)."""
     if table_exists(conn, "brainview_decision"):
         hit = conn.execute(
             text(
@@ -162,16 +177,9 @@ def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
         if hit is not None:
             return Origin("rejection", *hit)
     if era.has_changelog:
-        hit = conn.execute(
-            text(
-                "SELECT e.at, c.actor_id, c.actor_kind, c.tag FROM event e JOIN changeset c "
-                "ON c.id = e.changeset_id WHERE e.target_kind = 'neuron' AND e.target_id = :r "
-                "AND e.op = 'neuron.add' ORDER BY e.at, e.seq LIMIT 1"
-            ),
-            {"r": rid},
-        ).first()
-        if hit is not None:
-            at, actor, actor_kind, tag = hit
+        hit = first_event(conn, rid)
+        if hit is not None and hit[0] == "neuron.add":
+            _op, at, actor, actor_kind, tag = hit
             return Origin("imported", at, f"{actor} ({actor_kind})", reason=f"changeset {tag}")
     return Origin("pre-existing", created_at)
 

@@ -1,9 +1,11 @@
 """Reflection communities: the cached partition and what each community looks like now.
 
-The partition comes from the cache in the agent brain when its fingerprint still
-matches the graph, else from a :class:`~brainview.services.clustering_runner.ClusteringJob`.
-Everything that depends on time or on decisions (retrievability, strong/miss grades)
-is computed at load, vectorised over all live reflections, never cached.
+The partition comes from :mod:`~brainview.services.community_cache` (this process's
+memory, else the user's cache dir — never a brain) when its fingerprint still matches
+the graph, else from a :class:`~brainview.services.clustering_runner.ClusteringJob`.
+Nothing here writes a brain. Everything that depends on time or on decisions
+(retrievability, strong/miss grades) is computed at load, vectorised over all live
+reflections, never cached.
 """
 
 from __future__ import annotations
@@ -16,12 +18,10 @@ from sqlalchemy import text
 
 from brainview.core import clustering, fsrs_math
 from brainview.core.clustering import Partition
-from brainview.errors import ReadOnlyError
+from brainview.services import community_cache
 from brainview.services.clustering_runner import ClusteringJob, Progress, graph_fingerprint
 from brainview.services.curves import reflection_cards, titles
 from brainview.services.project import Project
-from brainview.store.brain import open_brain
-from brainview.store.bv_schema_communities import cached_partition, save_partition
 from brainview.store.readmodel import table_exists
 
 NOT_CLUSTERED = -2
@@ -30,30 +30,23 @@ SINGLETONS = -1
 """The pseudo-community gathering every isolated reflection."""
 
 
+def current_fingerprint(project: Project) -> str:
+    """The agent brain's reflection-graph fingerprint now (one short read)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        return graph_fingerprint(conn, agent.era)
+
+
 def load_partition(project: Project) -> tuple[Partition | None, bool]:
     """The cached partition (if any) and whether it matches the graph as it is now."""
     agent = project.require_agent()
-    with agent.read() as conn:
-        part = cached_partition(conn)
-        if part is None:
-            return None, False
-        return part, part.fingerprint == graph_fingerprint(conn, agent.era)
+    return community_cache.lookup(agent.path, current_fingerprint(project))
 
 
 def store_partition(project: Project, part: Partition) -> bool:
-    """Cache ``part`` in its own write transaction; ``False`` if the brain is read-only."""
-    agent = project.require_agent()
-    try:
-        brain = agent if agent.writable else open_brain(agent.path, "agent", write=True)
-    except ReadOnlyError:
-        return False
-    try:
-        with brain.write() as conn:
-            save_partition(conn, part)
-    finally:
-        if brain is not agent:
-            brain.dispose()
-    return True
+    """Cache ``part`` outside the brains (memory and the user's cache dir); ``False`` if
+    only the memory copy could be kept. Never writes a brain."""
+    return community_cache.save(project.require_agent().path, part)
 
 
 def ensure_partition(
@@ -62,10 +55,9 @@ def ensure_partition(
     now: datetime,
     progress: Progress | None = None,
     in_process: bool | None = None,
-    store: bool = True,
 ) -> Partition:
-    """A partition matching the graph now: the cache, or a fresh run (then cached,
-    unless ``store`` is false — a dry run writes nothing)."""
+    """A partition matching the graph now: the cache, or a fresh run (then cached
+    outside the brains)."""
     cached, fresh = load_partition(project)
     if cached is not None and fresh:
         return cached
@@ -74,8 +66,7 @@ def ensure_partition(
         agent.path, now_iso=fsrs_math.format_ts(now), progress=progress, in_process=in_process
     )
     part = job.run()
-    if store:
-        store_partition(project, part)
+    store_partition(project, part)
     return part
 
 

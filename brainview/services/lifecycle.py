@@ -13,7 +13,9 @@ Every call is one ``BEGIN IMMEDIATE`` transaction and one **batch** (one id for 
 whole bulk action): a ``brainview_lifecycle`` row per reflection (actor, at, reason,
 batch id), a ``brainview_lifecycle_batch`` row, and the before-images of every row it
 changed, so :func:`undo_batch` reverts the whole batch exactly (or refuses when a
-row changed since).  An undo is a batch too, so the history reads back completely.
+row changed since).  An undo is a batch too, so the history reads back completely;
+Spikuit's change log is never undone, only added to: the undo writes its own
+``brainview.undo`` changeset (:mod:`brainview.services.agent_log`).
 """
 
 from __future__ import annotations
@@ -28,18 +30,16 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
-from brainview.services import tombstones
+from brainview.services import agent_log, tombstones
 from brainview.services.project import Project
-from brainview.store.bv_schema_lifecycle import (
-    BatchLog,
+from brainview.store.bv_schema_lifecycle import BatchLog, ensure_lifecycle_schema, revert
+from brainview.store.era import Era
+from brainview.store.lifecycle_rows import (
     Changeset,
-    ensure_lifecycle_schema,
     retire_neuron,
-    revert,
     unretire_neuron,
     unretire_synapses,
 )
-from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids, table_exists
 
 LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
@@ -240,7 +240,10 @@ def undo_batch(
                 f"{bid} was already undone at {batch['undone_at']} by {batch['undone_by']}"
             )
         previous = _previous_states(conn, bid)
-        restored = revert(conn, bid)
+        reverted = revert(conn, bid)
+        log = BatchLog(conn, undo_id)
+        agent_log.log_lifecycle_undo(log, agent.era, bid, reverted, actor=actor, at=at)
+        log.flush()
         why = f"undo of {bid}"
         _record(conn, undo_id, list(previous.items()), why, actor, at)
         _batch_row(conn, undo_id, "undo", actor, at, why, len(previous), 0, undoes=bid)
@@ -251,7 +254,7 @@ def undo_batch(
             ),
             {"at": at, "by": actor, "i": bid},
         )
-    return UndoBatchResult(bid, undo_id, str(batch["action"]), list(previous), restored, at)
+    return UndoBatchResult(bid, undo_id, str(batch["action"]), list(previous), len(reverted), at)
 
 
 # -- inside the transaction ------------------------------------------------------------
@@ -281,7 +284,7 @@ def _apply(
     """The row changes of a verb (challenge changes no Spikuit row)."""
     if verb == "challenge" or not ids:
         return 0
-    cs = Changeset(log, era, f"brainview.{verb}", actor, at)
+    cs = Changeset(log, era, f"brainview.{verb}", actor, at, snapshots=agent_log.SNAPSHOTS)
     synapses = 0
     if verb == "invalidate":
         for rid in ids:

@@ -1,7 +1,8 @@
 """The proposal queue as the triage screen reads it: light rows, one page at a time.
 
-A page costs a constant number of queries: one count, one page read, and the batched
-staleness checks of :func:`brainview.services.stale.stale_for` for that page.
+A page costs a constant number of queries: one count, one page read, the batched
+staleness checks of :func:`brainview.services.stale.stale_for` for that page and the
+lifecycle states of the reflections its proposals consulted.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import text
 
+from brainview.services.flags import leaning
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.readmodel import table_exists
@@ -40,6 +42,9 @@ class QueueRow:
     suspicion: str | None = None
     """``brainview_proposal.suspicion``: a JSON list of flags (see
     :func:`brainview.services.blast.decode_suspicion`), or ``None``."""
+    leans: tuple[tuple[str, str], ...] = ()
+    """Consulted reflections that are not live now, ``(id, state)`` (pending rows only;
+    :func:`brainview.services.flags.leaning`)."""
 
 
 def pending_total(project: Project) -> int:
@@ -101,7 +106,8 @@ def page(
         if status == "pending" and rows:
             refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows]
             reasons = stale_for(project, refs, agent_conn=conn)
-            rows = [replace(r, stale=reasons.get(r.id)) for r in rows]
+            leans = leaning(conn, project.agent.era, [r.id for r in rows])
+            rows = [replace(r, stale=reasons.get(r.id), leans=leans.get(r.id, ())) for r in rows]
     return rows, total
 
 

@@ -222,7 +222,7 @@ def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 5
     base["grades"] = [g for g in every if g["via"] == "brainview"]
     base["synapses"] = [asdict(s) for s in syn]
     base["refs"] = [asdict(r) for r in refs]
-    for key in ("origin", "weight_changes", "merges", "influenced"):
+    for key in ("origin", "weight_changes", "merges", "influenced", "changelog"):
         base[key] = trail[key]
     base["lifecycle_history"] = trail["lifecycle"]
     return base

@@ -24,7 +24,9 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    at ``now`` (details: :func:`brainview.store.writers.write_stdp`).
 6. On **reject** (unless ``write_reflections=False`` or the project paused reflection
    writing, :mod:`brainview.services.reflection_writing`), a new reflection recording
-   the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection.
+   the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection,
+   with its card and one ``changeset`` (``neuron.add``, ``synapse.add`` per link;
+   :mod:`brainview.services.agent_log`).
    On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
    its change is written to the agent brain here, through the same effect log
    (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
@@ -62,6 +64,7 @@ from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
 from brainview.core.kinds import is_agent_kind
 from brainview.errors import ConflictError, InvalidInputError
+from brainview.services import agent_log
 from brainview.services import reflection_writing as writing
 from brainview.services.apply import hooks
 from brainview.services.apply.gate import AcceptGate
@@ -78,7 +81,7 @@ from brainview.services.review_options import (
     options,
 )
 from brainview.services.review_options import policy_text as checked_policy_text
-from brainview.services.review_undo import UndoResult, undo
+from brainview.services.review_undo import UndoResult, group_decisions, undo, undo_unit
 from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.decision_rows import (
@@ -92,7 +95,7 @@ from brainview.store.decision_rows import (
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
 from brainview.store.rows import driver, fetch_row, select_in
-from brainview.store.writers import StdpStep, write_reflection
+from brainview.store.writers import StdpStep
 
 __all__ = [
     "APPLY_AGENT",
@@ -109,6 +112,7 @@ __all__ = [
     "pending_count",
     "rejection_text",
     "undo",
+    "undo_unit",
 ]
 
 APPLY_APPLIED = "applied"
@@ -212,7 +216,8 @@ def decide_many(
     """Decide several proposals in **one** transaction: all of them or none.
 
     They are decided in the given order (repeats ignored), each with its own decision
-    id and effect log, so each can be undone on its own.  Later decisions see the
+    id and effect log, and share one ``group_id``: :func:`undo_unit` reverts the bulk
+    as one unit (:func:`undo` still reverts one decision).  Later decisions see the
     spikes of earlier ones (STDP co-fires across the batch, Δt = 0) and, when
     applying, the user-brain changes of earlier ones.  If any proposal is not pending
     (or, on accept, is stale or cannot be applied), the whole batch is refused; if
@@ -243,6 +248,7 @@ def decide_many(
         try:
             paused = opts.verdict == "reject" and writing.read_state(conn).paused
             results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
+            group_decisions(conn, [r.decision_id for r in results])  # one undo for a bulk
         except sqlite3.Error as err:  # raw driver statements: translate, then roll back
             raise translate_sqlite(err, agent.path) from None
         hooks.step("decision.before_commit")
@@ -383,10 +389,11 @@ def _decide_in(
     if on_agent:
         apply_on_agent(log, era, proposal, decision_id, opts)
     if new_id is not None:
-        content = rejection_text(proposal, opts.reason)
-        skill = str(proposal["skill"])
-        weight = REFLECTION_LINK_WEIGHT
-        write_reflection(log, era, new_id, content, skill, fired.live, weight, opts.now)
+        agent_log.write_lesson(
+            log, era, proposal_id=proposal_id, decider=opts.decider, neuron_id=new_id,
+            content=rejection_text(proposal, opts.reason), skill=str(proposal["skill"]),
+            link_to=fired.live, weight=REFLECTION_LINK_WEIGHT, now=opts.now,
+        )  # fmt: skip
     log.flush(decision_id)
     return DecisionResult(
         decision_id=decision_id,

@@ -11,7 +11,10 @@ Agent brain (:func:`brainview.store.effects.revert_effects`): every before-image
 is written back, newest first, except ``brainview_proposal.version`` (it goes *up*,
 so caches see the change; ``status`` is ``pending`` again) and ``sqlite_sequence``
 (restored only if nobody inserted a spike since).  The ``brainview_decision`` row
-stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.
+stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.  The
+change log stays too: when the decision wrote Spikuit events (a rejection lesson, a
+consolidation item), the undo adds an inverse changeset saying what it did
+(:func:`brainview.services.agent_log.log_undo`).
 
 User brain (``apply_state = 'applied'``): the applied plan's inverse is executed as a
 new changeset tagged ``brainview:undo:<proposal id>`` — rows updated by the apply
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +40,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
+from brainview.services import agent_log
 from brainview.services.apply import hooks
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import check
@@ -44,6 +49,7 @@ from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
+from brainview.store.bv_schema import ensure_decision_group
 from brainview.store.effects import revert_effects, stored_effects
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver, select_in
@@ -69,44 +75,116 @@ class UndoResult:
 def undo(
     project: Project, decision_id: str | None = None, *, now: datetime, actor: str
 ) -> UndoResult:
-    """Revert a decision exactly (``None``: the most recent one not undone yet).
+    """Revert one decision exactly (``None``: the most recent one not undone yet).
 
-    Undoing an applied decision needs the user brain open for writing.
+    Undoing an applied decision needs the user brain open for writing.  A member of a
+    bulk decision is reverted alone; :func:`undo_unit` reverts the whole bulk.
     """
-    agent = project.require_agent()
-    with agent.read() as conn:
+    with project.require_agent().read() as conn:
         peek = _find(conn, decision_id)
-    plan = _applied_plan(project, peek) if peek["apply_state"] == "applied" else None
+    return _revert_all(project, [peek], now=now, actor=actor)[0]
+
+
+def undo_unit(
+    project: Project, decision_id: str | None = None, *, now: datetime, actor: str
+) -> list[UndoResult]:
+    """Revert a decision and every other decision of its bulk (one ``group_id``) in one
+    agent-brain transaction, newest first (``None``: the most recent decision's unit).
+
+    All of them or none: if one cannot be reverted, nothing is.
+    """
+    with project.require_agent().read() as conn:
+        peeks = unit_of(conn, decision_id)
+    return _revert_all(project, peeks, now=now, actor=actor)
+
+
+def group_decisions(conn: Connection, decision_ids: Sequence[str]) -> str | None:
+    """Tie the decisions of one bulk decision together, inside its transaction, so one
+    undo reverts them all; returns the group id (``None`` for a single decision)."""
+    if len(decision_ids) < 2:
+        return None
+    ensure_decision_group(conn)
+    group_id = f"grp-{uuid.uuid4().hex[:12]}"
+    driver(conn).executemany(
+        "UPDATE brainview_decision SET group_id = ? WHERE id = ?",
+        [(group_id, did) for did in decision_ids],
+    )
+    return group_id
+
+
+def unit_of(conn: Connection, decision_id: str | None = None) -> list[dict[str, Any]]:
+    """The decisions one undo reverts, newest first: ``decision_id`` (``None``: the most
+    recent decision not undone) and the members of its bulk not undone yet."""
+    decision = _find(conn, decision_id)
+    group_id = decision.get("group_id")
+    if not group_id or decision["undone_at"] is not None:
+        return [decision]
+    rows = conn.execute(
+        text(
+            "SELECT * FROM brainview_decision WHERE group_id = :g AND undone_at IS NULL "
+            "ORDER BY decided_at DESC, rowid DESC"
+        ),
+        {"g": group_id},
+    ).mappings()
+    return [dict(r) for r in rows] or [decision]
+
+
+def _revert_all(
+    project: Project, peeks: list[dict[str, Any]], *, now: datetime, actor: str
+) -> list[UndoResult]:
+    """Revert ``peeks`` (newest first) in one agent-brain transaction, then the user
+    brain for those that were applied (one batch of revert intents)."""
+    agent = project.require_agent()
+    plans = {
+        str(p["id"]): _applied_plan(project, p) for p in peeks if p["apply_state"] == "applied"
+    }
     undone_at = fsrs_math.format_ts(now)
-    revert: intents.Intent | None = None
+    batch_id = f"batch-{uuid.uuid4().hex[:12]}"
+    reverts: list[intents.Intent] = []
+    done: list[tuple[dict[str, Any], int, intents.Intent | None]] = []
     with agent.write() as conn:
-        decision = _find(conn, str(peek["id"]))
-        did = str(decision["id"])
-        _check_undoable(decision, peek)
-        try:
-            if plan is not None:
-                revert = _prepare_revert(project, conn, decision, plan, actor, now)
-            restored = revert_effects(conn, did)
-            _no_link_to_a_retired_neuron(conn, did)
-        except sqlite3.Error as err:  # raw driver statements: translate, then roll back
-            raise translate_sqlite(err, agent.path) from None
-        conn.execute(
-            text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),
-            {"at": undone_at, "by": actor, "id": did},
-        )
-        if plan is not None and revert is None:
-            intents.set_apply_state(conn, did, "reverted")  # nothing was applied (a note)
-        if revert is not None:
+        for peek in peeks:
+            decision = _find(conn, str(peek["id"]))
+            did = str(decision["id"])
+            _check_undoable(decision, peek)
+            plan = plans.get(did)
+            revert: intents.Intent | None = None
+            try:
+                if plan is not None:
+                    revert = _prepare_revert(project, conn, decision, plan, actor, now, batch_id)
+                restored = revert_effects(conn, did)
+                _no_link_to_a_retired_neuron(conn, did)
+                pid = str(decision["proposal_id"])
+                agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
+            except sqlite3.Error as err:  # raw driver statements: translate, roll back
+                raise translate_sqlite(err, agent.path) from None
+            conn.execute(
+                text(
+                    "UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"
+                ),
+                {"at": undone_at, "by": actor, "id": did},
+            )
+            if plan is not None and revert is None:
+                intents.set_apply_state(conn, did, "reverted")  # nothing was applied
+            if revert is not None:
+                reverts.append(revert)
+            done.append((decision, restored, revert))
+        if reverts:
             hooks.step("revert.before_commit")
-    user_rows = 0
-    if revert is not None:
+    if reverts:
         hooks.step("revert.agent_committed")
-        carry_out(project, [revert], now=now)
-        user_rows = len(revert.plan.changes)
-    return UndoResult(
-        did, str(decision["proposal_id"]), str(decision["verdict"]), restored, undone_at,
-        user_rows,
-    )  # fmt: skip
+        carry_out(project, reverts, now=now)
+    return [
+        UndoResult(
+            str(d["id"]),
+            str(d["proposal_id"]),
+            str(d["verdict"]),
+            restored,
+            undone_at,
+            len(revert.plan.changes) if revert is not None else 0,
+        )  # fmt: skip
+        for d, restored, revert in done
+    ]
 
 
 def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
@@ -170,8 +248,10 @@ def _prepare_revert(
     plan: Plan,
     actor: str,
     now: datetime,
+    batch_id: str,
 ) -> intents.Intent | None:
-    """Check the user brain still holds what the apply wrote; write the revert intent."""
+    """Check the user brain still holds what the apply wrote; write the revert intent
+    (``batch_id``: one for every revert of one undo)."""
     if plan.empty:
         return None
     pid = str(decision["proposal_id"])
@@ -196,7 +276,7 @@ def _prepare_revert(
         plan=inverse,
         state=intents.PENDING,
         created_at=at,
-        batch_id=f"batch-{uuid.uuid4().hex[:12]}",
+        batch_id=batch_id,
     )
 
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """3: ``brainview_effect`` holds one row per run of effects (``op`` ``insert_rows`` /
 ``update_rows``, see :mod:`brainview.store.effect_codec`); rows of schema 2 (one per
-changed row, ``op`` ``insert`` / ``update``) are still read, so no migration is needed."""
+changed row, ``op`` ``insert`` / ``update``) are still read, so no migration is needed.
+4: ``brainview_decision.group_id`` ties the decisions of one bulk decision together
+(one undo reverts them all); added by :func:`ensure_decision_group` where missing,
+``NULL`` for a decision taken alone."""
 
 BV_DDL = [
     """CREATE TABLE IF NOT EXISTS brainview_meta (
@@ -34,7 +37,7 @@ BV_DDL = [
         id TEXT PRIMARY KEY, proposal_id TEXT NOT NULL, verdict TEXT NOT NULL,
         reason TEXT, decider TEXT NOT NULL, decided_at TEXT NOT NULL,
         seconds_on_screen REAL, new_reflection_id TEXT, apply_state TEXT NOT NULL,
-        undone_at TEXT, undone_by TEXT)""",
+        undone_at TEXT, undone_by TEXT, group_id TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_decision_prop ON brainview_decision(proposal_id)",
     """CREATE TABLE IF NOT EXISTS brainview_effect (
         decision_id TEXT NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL,
@@ -91,6 +94,7 @@ def ensure_schema(conn: Connection) -> None:
     """Create brainview's tables if missing (inside the caller's transaction)."""
     for ddl in BV_DDL + APPLY_DDL:
         conn.exec_driver_sql(ddl)
+    ensure_decision_group(conn)
     conn.exec_driver_sql(
         "INSERT OR IGNORE INTO brainview_meta(key, value) VALUES ('schema_version', ?)",
         (str(SCHEMA_VERSION),),
@@ -99,6 +103,19 @@ def ensure_schema(conn: Connection) -> None:
         "UPDATE brainview_meta SET value = ? WHERE key = 'schema_version' "
         "AND CAST(value AS INTEGER) < ?",
         (str(SCHEMA_VERSION), SCHEMA_VERSION),
+    )
+
+
+def ensure_decision_group(conn: Connection) -> None:
+    """Add ``brainview_decision.group_id`` (and its index) where an older brainview
+    created the table without it (inside the caller's transaction; portable DDL)."""
+    from sqlalchemy import inspect
+
+    columns = {c["name"] for c in inspect(conn).get_columns("brainview_decision")}
+    if "group_id" not in columns:
+        conn.exec_driver_sql("ALTER TABLE brainview_decision ADD COLUMN group_id TEXT")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_bv_decision_group ON brainview_decision(group_id)"
     )
 
 

@@ -1,10 +1,12 @@
-"""brainview's community cache and fading decisions, in the agent brain (``brainview_*``).
+"""Fading decisions (rescue / let go) on reflections, in the agent brain (``brainview_*``).
 
-Spikuit's own tables (and its ``neuron.community_id``) are never touched. The cache
-keeps exactly one partition, keyed by the graph fingerprint it was computed from;
-fading decisions are an append-only log whose rows are undone, never deleted.
-Writers run inside the caller's ``Brain.write()`` transaction; readers treat missing
-tables as empty.
+Spikuit's own tables (and its ``neuron.community_id``) are never touched. Fading
+decisions are an append-only log whose rows are undone, never deleted. Writers run
+inside the caller's ``Brain.write()`` transaction; readers treat missing tables as
+empty. The community partition is *not* kept here: reading never writes a brain, so
+it is cached outside both brains (:mod:`brainview.services.community_cache`); the
+``brainview_community_run`` / ``_member`` / ``_policy`` tables older versions wrote
+are left as they are and no longer read.
 """
 
 from __future__ import annotations
@@ -12,25 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
 from sqlalchemy import Connection, text
 
-from brainview.core.clustering import Partition
 from brainview.store.readmodel import table_exists
 
 COMMUNITY_DDL = [
-    """CREATE TABLE IF NOT EXISTS brainview_community_run (
-        fingerprint TEXT PRIMARY KEY, algorithm TEXT NOT NULL, computed_at TEXT NOT NULL,
-        n_nodes INTEGER NOT NULL, n_edges INTEGER NOT NULL, n_communities INTEGER NOT NULL,
-        modularity REAL NOT NULL, seconds REAL NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS brainview_community_member (
-        fingerprint TEXT NOT NULL, reflection_id TEXT NOT NULL, community INTEGER NOT NULL,
-        PRIMARY KEY (fingerprint, reflection_id))""",
-    """CREATE INDEX IF NOT EXISTS ix_bv_community_member_c
-        ON brainview_community_member(fingerprint, community)""",
-    """CREATE TABLE IF NOT EXISTS brainview_community_policy (
-        fingerprint TEXT NOT NULL, policy_id TEXT NOT NULL, community INTEGER NOT NULL,
-        PRIMARY KEY (fingerprint, policy_id))""",
     """CREATE TABLE IF NOT EXISTS brainview_fading_decision (
         id INTEGER PRIMARY KEY AUTOINCREMENT, reflection_id TEXT NOT NULL,
         action TEXT NOT NULL, decider TEXT NOT NULL, decided_at TEXT NOT NULL,
@@ -45,105 +33,9 @@ FADING_ACTIONS = ("rescue", "let_go")
 
 
 def ensure_community_schema(conn: Connection) -> None:
-    """Create the cache and decision tables if missing (in the caller's transaction)."""
+    """Create the decision table if missing (in the caller's transaction)."""
     for ddl in COMMUNITY_DDL:
         conn.exec_driver_sql(ddl)
-
-
-# -- partition cache ----------------------------------------------------------------------
-
-
-def save_partition(conn: Connection, part: Partition) -> None:
-    """Replace the cached partition with ``part`` (one cached run at a time)."""
-    ensure_community_schema(conn)
-    for table in ("brainview_community_member", "brainview_community_policy"):
-        conn.exec_driver_sql(f"DELETE FROM {table}")
-    conn.exec_driver_sql("DELETE FROM brainview_community_run")
-    conn.execute(
-        text(
-            "INSERT INTO brainview_community_run (fingerprint, algorithm, computed_at, n_nodes, "
-            "n_edges, n_communities, modularity, seconds) VALUES (:f, :a, :at, :n, :e, :c, :q, :s)"
-        ),
-        {
-            "f": part.fingerprint,
-            "a": part.algorithm,
-            "at": part.computed_at,
-            "n": len(part.ids),
-            "e": part.n_edges,
-            "c": part.n_communities,
-            "q": part.modularity,
-            "s": part.seconds,
-        },
-    )
-    raw = conn.connection.driver_connection  # bulk insert through the raw driver
-    raw.executemany(  # type: ignore[union-attr]
-        "INSERT INTO brainview_community_member (fingerprint, reflection_id, community) "
-        "VALUES (?, ?, ?)",
-        (
-            (part.fingerprint, rid, int(c))
-            for rid, c in zip(part.ids, part.membership.tolist(), strict=True)
-        ),
-    )
-    raw.executemany(  # type: ignore[union-attr]
-        "INSERT INTO brainview_community_policy (fingerprint, policy_id, community) "
-        "VALUES (?, ?, ?)",
-        ((part.fingerprint, pid, c) for pid, c in sorted(part.policies.items())),
-    )
-
-
-def cached_partition(conn: Connection) -> Partition | None:
-    """The cached partition (whatever graph it came from), or ``None``."""
-    if not table_exists(conn, "brainview_community_run"):
-        return None
-    run = conn.execute(
-        text(
-            "SELECT fingerprint, algorithm, computed_at, n_edges, modularity, seconds "
-            "FROM brainview_community_run ORDER BY computed_at DESC LIMIT 1"
-        )
-    ).first()
-    if run is None:
-        return None
-    fp = run[0]
-    raw = conn.connection.driver_connection
-    rows = raw.execute(  # type: ignore[union-attr]
-        "SELECT reflection_id, community FROM brainview_community_member "
-        "WHERE fingerprint = ? ORDER BY reflection_id",
-        (fp,),
-    ).fetchall()
-    policies = {
-        str(p): int(c)
-        for p, c in conn.execute(
-            text(
-                "SELECT policy_id, community FROM brainview_community_policy WHERE fingerprint = :f"
-            ),
-            {"f": fp},
-        )
-    }
-    return Partition(
-        fingerprint=fp,
-        ids=[r[0] for r in rows],
-        membership=np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows)),
-        policies=policies,
-        modularity=float(run[4]),
-        n_edges=int(run[3]),
-        algorithm=str(run[1]),
-        computed_at=str(run[2]),
-        seconds=float(run[5]),
-    )
-
-
-def cached_community_of(conn: Connection, reflection_id: str) -> tuple[str, int] | None:
-    """``(fingerprint, community)`` of a reflection in the cached partition, if any."""
-    if not table_exists(conn, "brainview_community_member"):
-        return None
-    row = conn.execute(
-        text(
-            "SELECT fingerprint, community FROM brainview_community_member "
-            "WHERE reflection_id = :r LIMIT 1"
-        ),
-        {"r": reflection_id},
-    ).first()
-    return (str(row[0]), int(row[1])) if row else None
 
 
 # -- fading decisions -----------------------------------------------------------------

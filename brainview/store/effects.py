@@ -8,7 +8,10 @@ read, are in :mod:`brainview.store.effect_codec`).
 
 :func:`revert_effects` (undo) and :func:`reapply_effects` (its exact inverse, used to
 roll back an undo whose user-brain half could not be done) check every row first and
-write nothing when one changed since.
+write nothing when one changed since.  Spikuit's change log (``changeset``, ``event``)
+is append-only: its rows are recorded like any other, so an undo knows which rows the
+decision logged, but neither function ever removes or rewrites them — the undo adds
+its own inverse changeset (:mod:`brainview.services.agent_log`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from brainview.store.rows import (
 )
 
 __all__ = [
+    "CHANGE_LOG",
     "GROUPED_OPS",
     "LEGACY_OPS",
     "Effect",
@@ -53,6 +57,10 @@ __all__ = [
     "revert_effects",
     "stored_effects",
 ]
+
+
+CHANGE_LOG = frozenset({"changeset", "event"})
+"""Spikuit's change log: recorded, never reverted (history only grows)."""
 
 
 class EffectLog:
@@ -206,14 +214,20 @@ def _current(conn: Connection, effects: list[Effect]) -> list[Row | None]:
     return [found[e.tbl].get(tuple(e.key.values())) for e in effects]
 
 
+def _rows_only(effects: list[Effect]) -> list[Effect]:
+    """The effects an undo or redo writes back: all but the change log's."""
+    return [e for e in effects if e.tbl not in CHANGE_LOG]
+
+
 def revert_effects(conn: Connection, decision_id: str, *, what: str = "undo") -> int:
     """Write every before-image back (newest first) after checking every row still
-    holds its after-image; return how many rows were restored.
+    holds its after-image; return how many rows were restored (``changeset`` and
+    ``event`` rows stay: the change log is append-only).
 
     ``brainview_proposal`` gets ``version`` = after-version + 1 instead of going back;
     ``sqlite_sequence`` is restored only if nobody inserted a spike since.
     """
-    effects = stored_effects(conn, decision_id)
+    effects = _rows_only(stored_effects(conn, decision_id))
     for effect, current in zip(effects, _current(conn, effects), strict=True):
         if effect.tbl != "sqlite_sequence" and current != effect.after:
             moved = "was removed" if current is None else "changed"
@@ -229,7 +243,7 @@ def revert_effects(conn: Connection, decision_id: str, *, what: str = "undo") ->
 def reapply_effects(conn: Connection, decision_id: str) -> int:
     """The inverse of :func:`revert_effects`: write every after-image again (oldest
     first) after checking every row holds its before-image."""
-    effects = stored_effects(conn, decision_id)
+    effects = _rows_only(stored_effects(conn, decision_id))
     for effect, current in zip(effects, _current(conn, effects), strict=True):
         if effect.tbl != "sqlite_sequence" and not _same(effect, current, effect.before):
             raise ConflictError(

@@ -268,10 +268,10 @@ def write_reflection(
     link_to: Sequence[str],
     weight: float,
     now: datetime,
-) -> None:
+) -> tuple[Row, list[Row]]:
     """A new ``reflection`` neuron (with a fresh card where the era keeps cards in
     ``fsrs_state``, as Spikuit's ``add_neuron`` does) and ``relates_to`` rows in both
-    directions to each of ``link_to``."""
+    directions to each of ``link_to``; returns the stored neuron and synapse rows."""
     now_s = fsrs_math.format_ts(now)
     neuron: Row = {
         "id": neuron_id,
@@ -282,7 +282,7 @@ def write_reflection(
     }
     if "updated_at" in era.neuron_cols:
         neuron["updated_at"] = now_s
-    log.insert("neuron", [neuron])
+    (stored,) = log.insert("neuron", [neuron])
     if era.card_source == "fsrs_state":
         log.insert(
             "fsrs_state",
@@ -290,7 +290,7 @@ def write_reflection(
         )
     extra: Row = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
     extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
-    log.insert(
+    links = log.insert(
         "synapse",
         [
             {"pre": pre, "post": post, "type": "relates_to", "weight": weight, **extra}
@@ -298,3 +298,4 @@ def write_reflection(
             for pre, post in ((neuron_id, rid), (rid, neuron_id))
         ],
     )
+    return stored, links

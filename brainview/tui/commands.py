@@ -73,6 +73,8 @@ class BrainviewCommands(Provider):
         for binding in getattr(screen, "BINDINGS", []):
             if not isinstance(binding, Binding) or not binding.id:
                 continue
+            if binding.action.startswith("why("):  # a hidden twin (brainview.tui.bindings)
+                continue
             prefix = binding.id.split(".", 1)[0]
             if prefix in SKIP:
                 continue

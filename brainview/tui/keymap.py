@@ -19,6 +19,7 @@ def _screens() -> dict[str, list[Binding]]:
     from brainview.tui.screens.help import HelpScreen
     from brainview.tui.screens.overview import OverviewScreen
     from brainview.tui.screens.triage import TriageScreen
+    from brainview.tui.widgets.confirm import ConfirmScreen
     from brainview.tui.widgets.reason_prompt import ReasonPrompt
 
     scopes: dict[str, list[Binding]] = {
@@ -27,6 +28,7 @@ def _screens() -> dict[str, list[Binding]]:
         "triage": _bindings(TriageScreen.BINDINGS),
         "help": _bindings(HelpScreen.BINDINGS),
         "prompt": _bindings(ReasonPrompt.BINDINGS),
+        "confirm": _bindings(ConfirmScreen.BINDINGS),
     }
     for name, module, cls in (
         ("communities", "brainview.tui.screens.communities", "CommunitiesScreen"),
@@ -43,7 +45,10 @@ def _screens() -> dict[str, list[Binding]]:
 
 
 def _bindings(items: Iterable[object]) -> list[Binding]:
-    return [b for b in items if isinstance(b, Binding)]
+    """A scope's bindings, hidden twins aside (:mod:`brainview.tui.bindings`)."""
+    from brainview.tui.bindings import unique
+
+    return unique([b for b in items if isinstance(b, Binding)])
 
 
 def known_ids() -> dict[str, str]:

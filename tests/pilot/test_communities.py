@@ -8,7 +8,7 @@ import sys
 from textual.widgets import DataTable, TabbedContent
 
 from brainview.demo.generator import DEMO_NOW
-from brainview.services import clustering_runner
+from brainview.services import clustering_runner, community_cache
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
@@ -50,9 +50,15 @@ async def test_lists_communities_and_caches_them(demo) -> None:  # type: ignore[
         assert str(table.get_row_at(0)[1]) == screen.rows[0].label
         members = screen.query_one("#members", DataTable)
         assert members.row_count == 13 and screen.number == 0
-    (fp,) = _agent(root, "SELECT fingerprint FROM brainview_community_run")[0]
-    sql = "SELECT COUNT(*) FROM brainview_community_member WHERE fingerprint = ?"
-    assert _agent(root, sql, (fp,))[0][0] == len(info.reflection_ids) + len(info.adversarial_ids)
+    # Cached outside the brain (reading writes no row): a fresh process finds it on disk.
+    assert (
+        _agent(root, "SELECT name FROM sqlite_master WHERE name LIKE 'brainview_community%'") == []
+    )
+    community_cache.forget()
+    agent_db = root / ".spikuit" / "agent" / "circuit.db"
+    part, _ = community_cache.lookup(agent_db, None)
+    assert part is not None and community_cache.cache_file(agent_db).exists()
+    assert len(part.ids) == len(info.reflection_ids) + len(info.adversarial_ids)
 
 
 async def test_cursor_and_sort_drive_members_and_plots(demo) -> None:  # type: ignore[no-untyped-def]
@@ -187,9 +193,8 @@ async def test_heavy_run_shows_progress_stays_responsive_and_cancels(demo, monke
         await settle(pilot)
         assert not screen.running and screen.query_one("#progress-line").display is False
         assert proc is not None and proc.poll() is not None
-    # Cancelled: nothing was cached.
-    sql = "SELECT name FROM sqlite_master WHERE name = 'brainview_community_run'"
-    assert _agent(root, sql) == []
+    # Cancelled: nothing was cached (in memory or on disk).
+    assert community_cache.lookup(root / ".spikuit" / "agent" / "circuit.db", None) == (None, False)
 
 
 async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -> None:  # type: ignore[no-untyped-def]

@@ -133,9 +133,10 @@ async def test_stale_cannot_be_accepted(demo) -> None:  # type: ignore[no-untype
         await pilot.press(*(["j"] * idx))
         await settle(pilot)
         assert app.screen.current_id in info.stale_proposal_ids
-        assert app.screen.check_action("accept", ()) is None
-        await pilot.press("a")
+        assert app.screen.check_action("accept", ()) is False  # hidden from the footer
+        await pilot.press("a")  # its hidden twin says why
         await settle(pilot)
+        assert any("stale" in str(n.message) for n in app._notifications)
         conn = _agent(root)
         (status,) = conn.execute(
             "SELECT status FROM brainview_proposal WHERE id=?", (app.screen.current_id,)

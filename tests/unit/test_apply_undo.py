@@ -144,7 +144,14 @@ def test_undo_of_a_merge_logs_spikuit_inverse_ops(demo: DemoInfo) -> None:
     assert actor == "human:bob"
     assert ("neuron.add", p["merge"][0]) in ops  # the merged neuron is live again
     assert ("neuron.update", p["keep"]) in ops  # the survivor's text is back
-    assert any(op == "synapse.retire" for op, _t in ops)  # redirected copies are gone
+    gone = [t for op, t in ops if op == "synapse.delete"]
+    assert gone  # redirected copies are removed, and the log says so (not synapse.retire)
+    conn = connect(demo)
+    for target in gone:
+        pre, post, typ = target.split("|")
+        sql = "SELECT COUNT(*) FROM synapse WHERE pre=? AND post=? AND type=?"
+        assert conn.execute(sql, (pre, post, typ)).fetchone()[0] == 0
+    conn.close()
 
 
 def test_accept_again_after_undo_applies_again(demo: DemoInfo) -> None:

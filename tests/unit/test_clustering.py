@@ -12,6 +12,7 @@ import pytest
 from brainview.core import clustering
 from brainview.demo.generator import DEMO_NOW, DemoSpec
 from brainview.services import communities as svc
+from brainview.services import community_cache
 from brainview.services.clustering_runner import (
     ClusteringCancelled,
     ClusteringJob,
@@ -19,7 +20,6 @@ from brainview.services.clustering_runner import (
     graph_fingerprint,
 )
 from brainview.services.project import Project
-from brainview.store.bv_schema_communities import cached_partition
 from brainview.store.discovery import discover
 
 
@@ -163,9 +163,11 @@ def test_cache_is_used_until_the_graph_changes(demo, monkeypatch) -> None:  # ty
     root, info = demo
     with Project.open(discover(root)) as p:
         first = svc.ensure_partition(p, now=DEMO_NOW)
+        community_cache.forget()  # the next process: only the cache file
         cached, fresh = svc.load_partition(p)
         assert fresh and cached is not None and cached.fingerprint == first.fingerprint
         assert np.array_equal(cached.membership, first.membership)
+        assert cached.policies == first.policies and cached.ids == first.ids
 
         def boom(self):  # type: ignore[no-untyped-def]
             raise AssertionError("recomputed although the graph did not change")
@@ -196,7 +198,8 @@ def test_cache_is_used_until_the_graph_changes(demo, monkeypatch) -> None:  # ty
             seen.add(part.fingerprint)
             with p.agent.read() as conn:
                 assert graph_fingerprint(conn, p.agent.era) == part.fingerprint
-                assert cached_partition(conn).fingerprint == part.fingerprint
+            cached, fresh = community_cache.lookup(p.agent.path, part.fingerprint)
+            assert fresh and cached is not None and cached.fingerprint == part.fingerprint
     assert info.reflection_ids[3] not in part.ids
 
 

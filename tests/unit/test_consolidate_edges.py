@@ -178,15 +178,16 @@ def test_a_bidirectional_pair_retires_whole(demo, now) -> None:
     assert rows.get((a, b), "absent") is None and rows.get((b, a), "absent") is None
 
 
-def test_a_dry_run_writes_nothing(demo, now) -> None:
+def test_planning_writes_nothing(demo, now) -> None:
+    """Planning (a dry run) clusters afresh and changes no row of the agent brain, even
+    opened writable; rows compared through SQLite (never the file's bytes)."""
+    from tests.unit.test_read_only import snapshot
+
     root, _ = demo
-    before = _db(root).read_bytes()
-    wal = _db(root).with_name("circuit.db-wal")
-    wal_before = wal.read_bytes() if wal.exists() else b""
-    with Project.open(discover(root)) as p:
-        consolidate.plan(p, now=now, in_process=True, dry_run=True)
-    assert _db(root).read_bytes() == before
-    assert (wal.read_bytes() if wal.exists() else b"") == wal_before
+    before = snapshot(root)
+    with Project.open(discover(root), write_agent=True) as p:
+        consolidate.plan(p, now=now, in_process=True)
+    assert snapshot(root) == before
 
 
 def test_agent_items_need_no_writable_user_brain(demo, now) -> None:

@@ -28,6 +28,18 @@ from brainview.store.rows import encode
 NOW = DEMO_NOW + timedelta(minutes=10)
 NOFUZZ = Scheduler(enable_fuzzing=False)
 SKIPPED = {"brainview_decision", "brainview_effect"}
+CHANGE_LOG = ("changeset", "event")
+"""Spikuit's change log: append-only, so undo leaves it (and adds to it)."""
+
+
+def rows_of(dumped: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[Any, ...]]]:
+    """A dump without the change log."""
+    return {t: v for t, v in dumped.items() if t not in CHANGE_LOG}
+
+
+def grew(before: dict[str, list[Any]], after: dict[str, list[Any]]) -> bool:
+    """Every change-log row of ``before`` is still in ``after``."""
+    return all(set(before[t]) <= set(after[t]) for t in CHANGE_LOG)
 
 
 @pytest.fixture
@@ -107,15 +119,20 @@ def test_one_row_per_run_and_undo_is_byte_exact(demo: DemoInfo, verdict: str) ->
     assert res.stdp, "the theme's links should co-fire"
     rows = effect_rows(demo, res.decision_id)
     # claim, spikes, spike counter, cards, synapses, grades (+ the rejection's
-    # reflection, its card and its links): one row each, however many reflections.
-    assert 6 <= len(rows) <= 9
+    # reflection, its card, its links and their changeset + events): one row each,
+    # however many reflections.
+    assert 6 <= len(rows) <= 11
     assert {op for _t, op in rows} <= set(GROUPED_OPS.values())
     with Project.locate(demo.root) as p, p.require_agent().read() as conn:
         effects = stored_effects(conn, res.decision_id)
     assert sum(1 for e in effects if e.tbl == "spike") == 12
     assert sum(1 for e in effects if e.tbl == "synapse" and e.op == "update") > 0
-    assert undo(demo, res.decision_id).rows_restored == len(effects)
-    assert exact_dump(demo) == before
+    rows_only = [e for e in effects if e.tbl not in CHANGE_LOG]
+    decided = exact_dump(demo)
+    assert undo(demo, res.decision_id).rows_restored == len(rows_only)
+    after = exact_dump(demo)
+    assert rows_of(after) == rows_of(before) and grew(decided, after)
+    assert (after == before) == (verdict == "accept")  # a lesson's undo is logged
 
 
 def test_reapply_is_the_exact_inverse_of_revert(demo: DemoInfo) -> None:
@@ -125,7 +142,9 @@ def test_reapply_is_the_exact_inverse_of_revert(demo: DemoInfo) -> None:
     decided = exact_dump(demo)
     with Project.locate(demo.root, write_agent=True) as p, p.require_agent().write() as conn:
         n = revert_effects(conn, res.decision_id)
-    assert exact_dump(demo) == before
+    reverted = exact_dump(demo)
+    assert rows_of(reverted) == rows_of(before)
+    assert {t: reverted[t] for t in CHANGE_LOG} == {t: decided[t] for t in CHANGE_LOG}
     with Project.locate(demo.root, write_agent=True) as p, p.require_agent().write() as conn:
         assert reapply_effects(conn, res.decision_id) == n
     assert exact_dump(demo) == decided
@@ -180,8 +199,11 @@ def test_decisions_stored_in_the_schema_2_shape_still_undo_exactly(demo: DemoInf
     assert found == {first.decision_id, second.decision_id}  # both shapes are searched
     undo(demo, second.decision_id)
     assert exact_dump(demo) == middle
-    assert undo(demo, first.decision_id).rows_restored == n
-    assert exact_dump(demo) == start
+    with Project.locate(demo.root) as p, p.require_agent().read() as conn:
+        logged = sum(1 for e in stored_effects(conn, first.decision_id) if e.tbl in CHANGE_LOG)
+    assert undo(demo, first.decision_id).rows_restored == n - logged
+    end = exact_dump(demo)
+    assert rows_of(end) == rows_of(start) and grew(middle, end)
 
 
 def test_an_old_decision_is_refused_when_a_row_changed_since(demo: DemoInfo) -> None:

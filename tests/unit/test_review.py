@@ -115,8 +115,9 @@ def dump(info: DemoInfo) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def without_version(d: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[Any, ...]]]:
-    """The proposal table minus its last column (``version``)."""
-    out = dict(d)
+    """The proposal table minus its last column (``version``), and without Spikuit's
+    change log (append-only: an undo adds its inverse changeset, see test_provenance)."""
+    out = {k: v for k, v in d.items() if k not in ("changeset", "event")}
     out["brainview_proposal"] = [r[:-1] for r in d["brainview_proposal"]]
     return out
 

@@ -146,10 +146,15 @@ def _live(row: Row | None) -> bool:
 
 
 def row_events(change: RowChange) -> list[EventRow]:
-    """The events Spikuit writes for one row moving from ``before`` to ``after``."""
+    """The events Spikuit writes for one row moving from ``before`` to ``after`` (a row
+    removed — only ever the undo of an add — logs brainview's ``*.delete``, so the log
+    says what the write did)."""
     before, after = change.before, change.after
     if change.table == "neuron":
         nid = str(change.key[0])
+        if before is not None and after is None:  # removed (undo of an add)
+            gone = snap.neuron_snapshot(before)
+            return [EventRow(snap.OP_NEURON_DELETE, "neuron", nid, gone)]
         if _live(before) and not _live(after):
             gone = snap.neuron_snapshot(before)  # type: ignore[arg-type]
             return [EventRow(snap.OP_NEURON_RETIRE, "neuron", nid, gone)]
@@ -163,6 +168,9 @@ def row_events(change: RowChange) -> list[EventRow]:
         return []
     if change.table == "synapse":
         target = "|".join(str(k) for k in change.key)
+        if before is not None and after is None:  # removed (undo of an add)
+            gone = snap.synapse_snapshot(before)
+            return [EventRow(snap.OP_SYNAPSE_DELETE, "synapse", target, gone)]
         if _live(after) and not _live(before):
             added = snap.synapse_snapshot(after)  # type: ignore[arg-type]
             return [EventRow(snap.OP_SYNAPSE_ADD, "synapse", target, None, added)]

@@ -22,6 +22,13 @@ OP_NEURON_MERGE = "neuron.merge"
 OP_SYNAPSE_ADD = "synapse.add"
 OP_SYNAPSE_UPDATE = "synapse.update"
 OP_SYNAPSE_RETIRE = "synapse.retire"
+OP_NEURON_DELETE = "neuron.delete"
+OP_SYNAPSE_DELETE = "synapse.delete"
+"""brainview's own ops, logged only when an undo physically removes a row its decision
+inserted (the exact inverse of an add).  Spikuit 0.7.1 has no op for a removed row
+(``spkt history prune`` deletes without an event); it stores ``event.op`` as text and
+never reads it back, so the log says what happened instead of a ``*.retire`` that did
+not.  ``before_json`` is the removed row's snapshot, ``after_json`` null."""
 
 NEURON_FIELDS = ("id", "content", "type", "domain", "source", "created_at", "updated_at")
 SYNAPSE_FIELDS = (

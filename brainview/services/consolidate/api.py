@@ -66,12 +66,11 @@ def plan(
     partition: Partition | None = None,
     progress: Progress | None = None,
     in_process: bool | None = None,
-    dry_run: bool = False,
 ) -> ConsolidationPlan:
-    """Plan a consolidation of the agent brain as it is now.  Writes nothing but the
-    community cache when communities had to be detected (not even that with
-    ``dry_run``).  Refused (ConflictError) for agent brains older than Spikuit 0.7,
-    which cannot soft-retire."""
+    """Plan a consolidation of the agent brain as it is now.  Writes no brain: when
+    communities had to be detected, the partition is cached outside the brains
+    (:mod:`brainview.services.community_cache`).  Refused (ConflictError) for agent
+    brains older than Spikuit 0.7, which cannot soft-retire."""
     from brainview.services.communities import ensure_partition
 
     s = settings or Settings()
@@ -83,9 +82,7 @@ def plan(
         )
     now = fsrs_math.ensure_utc(now)
     if partition is None:
-        partition = ensure_partition(
-            project, now=now, progress=progress, in_process=in_process, store=not dry_run
-        )
+        partition = ensure_partition(project, now=now, progress=progress, in_process=in_process)
     with agent.read() as conn:
         state = read_state(conn, agent.era, now, s)
         return build(state, partition, lambda ids: texts(conn, ids), now, s)

@@ -82,9 +82,10 @@ class HelpScreen(ModalScreen[None]):
         seen: set[str] = set()
         for node in (self.below, self.app):
             for binding in node.BINDINGS:  # type: ignore[attr-defined]
-                if not isinstance(binding, Binding) or binding.action in seen:
+                # A hidden twin shares its verb's id (brainview.tui.bindings): list it once.
+                if not isinstance(binding, Binding) or (binding.id or binding.action) in seen:
                     continue
-                seen.add(binding.action)
+                seen.add(binding.id or binding.action)
                 remap = getattr(self.app, "config", None)
                 raw = remap.keys.get(binding.id or "", binding.key) if remap else binding.key
                 keys = ", ".join(_key_label(k) for k in raw.split(","))

@@ -18,16 +18,18 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from brainview.core.safe_text import one_line
+from brainview.tui.bindings import explained
 from brainview.tui.screens.triage_decide import TriageDecisions
 from brainview.tui.screens.triage_extras import TriageExtras
+from brainview.tui.screens.triage_marks import TriageMarks
 from brainview.tui.screens.triage_messages import (
     ActionFailed,
     DetailLoaded,
     QueueExtended,
     QueueLoaded,
 )
+from brainview.tui.screens.triage_undo import TriageUndo
 from brainview.tui.widgets.proposal_view import (
-    mark_cell,
     queue_cells,
     render_agent_side,
     render_header,
@@ -37,6 +39,7 @@ from brainview.tui.widgets.proposal_view import (
 if TYPE_CHECKING:
     from brainview.services.detail import ProposalDetail
     from brainview.services.queue import QueueRow
+    from brainview.services.undo_offer import LastUnit
 
 SORTS = ("age", "newest", "kind", "consulted")
 PAGE = 200
@@ -52,23 +55,26 @@ class QueuePane(Vertical):
             self.call_after_refresh(fit, event.size.width)
 
 
-class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
+class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Screen[None]):
     """Work through pending proposals; each decision grades the consulted reflections.
 
     | Key | Action |
     |-----|--------|
-    | `a` | Accept (all marked, if any) |
+    | `a` | Accept (all marked, if any); a flagged proposal asks first |
     | `E` | Edit a policy proposal's text, then accept it |
     | `r` | Reject with an optional reason |
     | `s` | Skip to the next proposal |
-    | `u`, `ctrl+z` | Undo the last decision of this session |
+    | `u`, `ctrl+z` | Undo the last decision (a bulk as one unit) |
     | `space` / `v` | Mark / range-mark |
     | `/` | Filter |
     | `o` | Cycle sort order |
     """
 
     BINDINGS = [
-        Binding("a", "accept", "Accept", id="triage.accept", tooltip="Accept; grades strong"),
+        *explained(
+            Binding("a", "accept", "Accept", id="triage.accept", tooltip="Accept; grades strong"),
+            "why('accept')",
+        ),
         Binding("r", "reject", "Reject", id="triage.reject", tooltip="Reject with a reason"),
         Binding(
             "d",
@@ -77,15 +83,27 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
             id="triage.dismiss",
             tooltip="Set a stale proposal aside: no verdict, no grades",
         ),
-        Binding(
-            "E",
-            "edit_policy",
-            "Edit policy",
-            id="triage.edit_policy",
-            tooltip="Edit a policy proposal's text, then accept it",
+        *explained(
+            Binding(
+                "E",
+                "edit_policy",
+                "Edit policy",
+                id="triage.edit_policy",
+                tooltip="Edit a policy proposal's text, then accept it",
+            ),
+            "why('edit_policy')",
         ),
         Binding("s", "skip", "Skip", id="triage.skip", tooltip="Next proposal, no decision"),
-        Binding("u,ctrl+z", "undo", "Undo", id="triage.undo", tooltip="Undo last decision"),
+        *explained(
+            Binding(
+                "u,ctrl+z",
+                "undo",
+                "Undo",
+                id="triage.undo",
+                tooltip="Undo the last decision (a bulk decision as one unit)",
+            ),
+            "why('undo')",
+        ),
         Binding("space", "mark", "Mark", id="triage.mark", tooltip="Mark for a bulk decision"),
         Binding("v", "range_mark", "Range", id="triage.range", tooltip="Mark up to here"),
         Binding("slash", "filter", "Filter", id="triage.filter", tooltip="Filter the queue"),
@@ -128,7 +146,11 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         self.needle = ""
         self.detail: ProposalDetail | None = None
         self.shown_at = time.monotonic()
-        self.session_decisions: list[str] = []
+        self.session_units: list[list[str]] = []
+        self.last_decision: LastUnit | None = None
+        self.lifecycle_seen: int | None = None
+        """Lifecycle fingerprint as of the last load: another value means a reflection
+        was challenged, invalidated or reinstated (by any process) since."""
         self.signature: tuple[int, int, int] | None = None
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.busy = False
@@ -228,8 +250,10 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
                 table.move_cursor(row=ids.index(keep), animate=False)
 
     def on_screen_resume(self) -> None:
-        # Back from another mode: the terminal may have been resized meanwhile.
+        # Back from another mode: the terminal may have been resized meanwhile, and a
+        # reflection may have been invalidated there: look now, not at the next tick.
         self.call_after_refresh(self._fit_columns)
+        self.poll()
 
     def on_resize(self) -> None:
         # Panes get their new size after this event: measure once they have (the
@@ -267,17 +291,22 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
 
     @work(thread=True, exclusive=True, group="triage-queue")
     def load_queue(self, sort: str, needle: str, keep: str | None, limit: int = PAGE) -> None:
-        """Read the first ``limit`` rows of the queue (thread)."""
+        """Read the first ``limit`` rows of the queue, the lifecycle fingerprint and the
+        project's last decision (thread)."""
+        from brainview.services.flags import lifecycle_mark
         from brainview.services.queue import page, signature
+        from brainview.services.undo_offer import last_unit
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
+                mark = lifecycle_mark(project)  # first: a later change is noticed again
                 rows, total = page(project, sort=sort, needle=needle, limit=limit)
                 sig = signature(project)
+                last = last_unit(project)
         except Exception as err:  # noqa: BLE001
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return
-        self.post_message(QueueLoaded(rows, total, sig, keep, (sort, needle)))
+        self.post_message(QueueLoaded(rows, total, sig, keep, (sort, needle), mark, last))
 
     @work(thread=True, exclusive=True, group="triage-more")
     def load_more(self, sort: str, needle: str, offset: int) -> None:
@@ -307,8 +336,10 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     @work(thread=True, exclusive=True, group="triage-poll")
     def poll(self) -> None:
         """Notice proposals added or decided by another process (cheap fingerprint),
-        and reflection writing paused or resumed elsewhere."""
+        reflections challenged, invalidated or reinstated by any process, and reflection
+        writing paused or resumed elsewhere."""
         from brainview.services import reflection_writing
+        from brainview.services.flags import lifecycle_mark
         from brainview.services.queue import signature
 
         if self.busy or self.signature is None:
@@ -316,13 +347,24 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
                 sig = signature(project)
+                mark = lifecycle_mark(project)
                 paused = reflection_writing.state(project).paused
         except Exception:  # noqa: BLE001 - transient (locked); try next tick
             return
         if paused != self.writing_paused:
             self.app.call_from_thread(self.set_writing, paused)
-        if sig != self.signature:
+        if mark != self.lifecycle_seen:
+            self.app.call_from_thread(self._lifecycle_change, mark)
+        elif sig != self.signature:
             self.app.call_from_thread(self._external_change, sig)
+
+    def _lifecycle_change(self, mark: int) -> None:
+        """A reflection's state moved: every cached proposal context may misstate it."""
+        if self.lifecycle_seen is None or mark == self.lifecycle_seen:
+            return
+        self.lifecycle_seen = mark
+        self._details.clear()
+        self.reload()
 
     def _external_change(self, sig: tuple[int, int, int]) -> None:
         if self.signature is None or sig == self.signature:
@@ -337,6 +379,8 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         if message.query != (self.sort, self.needle):
             return  # a thread read for an older sort or filter finished late
         self.rows, self.total, self.signature = message.rows, message.total, message.signature
+        self.last_decision = message.last
+        self.lifecycle_seen = message.lifecycle
         table = self.query_one("#queue", DataTable)
         self._fill_table(self.rows)
         self._update_title()
@@ -429,7 +473,8 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
         self.query_one("#user-neurons", Static).update(render_user_side(detail))
         review = detail.agent_item is not None
         self.query_one("#user-side").border_title = "review" if review else "user brain"
-        self.query_one("#reflections", Static).update(render_agent_side(detail))
+        annotate = self.app.config.review.annotate_grade  # type: ignore[attr-defined]
+        self.query_one("#reflections", Static).update(render_agent_side(detail, annotate))
         self.refresh_bindings()
 
     def _neighbour_id(self, step: int) -> str | None:
@@ -451,13 +496,15 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
     # -- decisions -------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides a verb that cannot apply here; for accept, edit_policy and undo a
+        # hidden twin binding then says why (brainview.tui.bindings).
         if action in ("accept", "reject", "dismiss", "skip", "mark", "range_mark"):
             if not self.rows:
-                return None
-            if action == "accept" and not self.marked and self.detail and self.detail.stale:
-                return None
-        if action == "undo" and not self.session_decisions:
-            return None
+                return False
+            if action == "accept" and not self.marked and self._current_stale():
+                return False
+        if action == "undo":
+            return bool(self.session_units or self.last_decision)
         if action == "edit_policy":
             d = self.detail
             editable = (
@@ -468,68 +515,14 @@ class TriageScreen(TriageDecisions, TriageExtras, Screen[None]):
                 and not d.stale
                 and not self.marked
             )
-            return True if editable else None
+            return editable
         return True
 
-    def action_skip(self) -> None:
-        """Move on without deciding."""
-        self.action_cursor(1)
-
-    def action_cursor_last(self) -> None:
-        """Jump to the last loaded proposal (loads the next page if there is one)."""
-        if self.rows:
-            self.query_one("#queue", DataTable).move_cursor(row=len(self.rows) - 1)
-
-    def action_cursor_first(self) -> None:
-        """Jump to the first proposal."""
-        if self.rows:
-            self.query_one("#queue", DataTable).move_cursor(row=0)
-
-    def action_cursor(self, step: int) -> None:
-        """Move the queue cursor."""
-        table = self.query_one("#queue", DataTable)
-        if self.rows:
-            table.move_cursor(row=max(0, min(len(self.rows) - 1, table.cursor_row + step)))
-
-    # -- marking, filtering, sorting ----------------------------------------------
-
-    def action_mark(self) -> None:
-        """Toggle the mark on the highlighted proposal."""
+    def _current_stale(self) -> bool:
         pid = self.current_id
-        if pid is None:
-            return
-        self.marked ^= {pid}
-        self.anchor = pid if pid in self.marked else self.anchor
-        self._redraw_marks()
-        self.action_cursor(1)
-
-    def action_range_mark(self) -> None:
-        """Mark everything between the last mark and the cursor."""
-        pid = self.current_id
-        if pid is None:
-            return
-        ids = [r.id for r in self.rows]
-        a = ids.index(self.anchor) if self.anchor in ids else ids.index(pid)
-        b = ids.index(pid)
-        self.marked |= set(ids[min(a, b) : max(a, b) + 1])
-        self.anchor = pid
-        self._redraw_marks()
-
-    def _redraw_marks(self) -> None:
-        table = self.query_one("#queue", DataTable)
-        for row in self.rows:
-            table.update_cell(row.id, "mark", mark_cell(row, row.id in self.marked))
-        self._update_title()
-
-    def action_clear(self) -> None:
-        """Clear marks and hide the filter."""
-        self.marked.clear()
-        self.anchor = None
-        self._redraw_marks()
-        box = self.query_one("#filter", Input)
-        if box.display:
-            box.display = False
-            self.query_one("#queue").focus()
+        row = next((r for r in self.rows if r.id == pid), None)
+        d = self.detail
+        return bool((row and row.stale) or (d is not None and d.id == pid and d.stale))
 
     def action_filter(self) -> None:
         """Show the filter box."""

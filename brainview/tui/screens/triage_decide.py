@@ -15,7 +15,12 @@ from textual import work
 from textual.widgets import DataTable
 
 from brainview.core.safe_text import one_line
-from brainview.tui.screens.triage_messages import ActionFailed, DecisionPersisted, UndoPersisted
+from brainview.tui.screens.triage_messages import (
+    AcceptNeedsConfirm,
+    ActionFailed,
+    DecisionPersisted,
+)
+from brainview.tui.widgets.confirm import ConfirmScreen
 from brainview.tui.widgets.reason_prompt import ReasonPrompt
 
 
@@ -28,7 +33,7 @@ class TriageDecisions:
     marked: set[str]
     detail: Any
     shown_at: float
-    session_decisions: list[str]
+    session_units: list[list[str]]
     anchor: str | None
     busy: bool
     total: int
@@ -46,8 +51,7 @@ class TriageDecisions:
 
         def done(text: str | None) -> None:
             if text is not None:
-                self._optimistic_remove([pid])
-                self.decide([pid], "accept", None, seconds, text)
+                self._accept_now([pid], seconds, policy_text=text)
 
         self.app.push_screen(PolicyEditor(policy, str(d.params.get("text", ""))), done)
 
@@ -58,19 +62,91 @@ class TriageDecisions:
         return [pid] if pid else []
 
     def action_accept(self) -> None:
-        """Accept the highlighted (or marked) proposals."""
+        """Accept the highlighted (or marked) proposals; flagged ones ask first."""
+        from brainview.services.flags import Flagged, reasons
+
         targets = self._targets()
         stale = [r.id for r in self.rows if r.id in targets and r.stale]
         if stale:
             self.notify(
-                f"{len(stale)} stale proposal(s) cannot be accepted; reject them.",
+                f"{len(stale)} stale proposal(s) cannot be accepted; reject or dismiss them.",
                 severity="warning",
             )
             return
-        if targets:
-            seconds = time.monotonic() - self.shown_at
-            self._optimistic_remove(targets)
-            self.decide(targets, "accept", None, seconds)
+        if not targets:
+            self.action_why("accept")
+            return
+        seconds = time.monotonic() - self.shown_at
+        flagged = [
+            Flagged(r.id, why)
+            for r in self.rows
+            if r.id in targets and (why := reasons(r.suspicion, r.leans))
+        ]
+        if flagged:
+            self._confirm_accept(targets, seconds, flagged)
+        else:
+            self._accept_now(targets, seconds)
+
+    def _confirm_accept(
+        self, targets: list[str], seconds: float, flagged: list[Any], policy_text: str | None = None
+    ) -> None:
+        """Ask before accepting flagged proposals; escape writes nothing."""
+        lines = [f"{f.proposal_id}: {why}" for f in flagged for why in f.reasons]
+        n = len(targets)
+        title = f"Accept {n} proposal(s)? {len(flagged)} flagged:"
+        if n == 1:
+            title = "Accept a flagged proposal?"
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self._accept_now(targets, seconds, frozenset(targets), policy_text)
+            else:
+                self.notify("Not accepted: nothing was written.", timeout=3)
+
+        self.app.push_screen(ConfirmScreen(title, lines, verb="accept"), done)
+
+    def _accept_now(
+        self,
+        targets: list[str],
+        seconds: float,
+        confirmed: frozenset[str] = frozenset(),
+        policy_text: str | None = None,
+    ) -> None:
+        self._optimistic_remove(targets)
+        self.decide(targets, "accept", None, seconds, policy_text, confirmed)
+
+    def on_accept_needs_confirm(self, message: AcceptNeedsConfirm) -> None:
+        # Flagged since the queue was read (another process): the rows come back.
+        self.reload(message.ids[0])
+        self._confirm_accept(message.ids, message.seconds, message.flagged, message.policy_text)
+
+    def action_why(self, what: str) -> None:
+        """Say why a verb hidden from the footer was refused (its hidden twin's action)."""
+        if what == "undo":
+            text = self.undo_refusal()
+        elif not self.rows:
+            text = "Nothing pending: the queue is empty."
+        elif what == "accept":
+            row = next((r for r in self.rows if r.id == self.current_id), None)
+            reason = (row.stale if row else None) or getattr(self.detail, "stale", None)
+            text = f"Not accepted: this proposal is stale ({one_line(reason or '', 120)}); "
+            text += "reject or dismiss it."
+        else:
+            text = self.edit_refusal()
+        self.notify(text, title="Refused", severity="warning", timeout=5, markup=False)
+
+    def edit_refusal(self) -> str:
+        """Why the policy editor cannot open on the highlighted proposal."""
+        d = self.detail
+        if self.marked:
+            return "The policy editor takes one proposal at a time: clear the marks first."
+        if d is None or d.id != self.current_id:
+            return "Still reading this proposal; try again in a moment."
+        if d.kind != "summarize_community":
+            return f"Only a policy proposal's text can be edited; this is {one_line(d.kind, 30)}."
+        if d.stale:
+            return "This policy proposal is stale: it cannot be accepted; reject or dismiss it."
+        return f"This proposal is {one_line(d.status, 20)}: nothing to edit."
 
     def action_reject(self) -> None:
         """Ask for a reason, then reject the highlighted (or marked) proposals."""
@@ -131,15 +207,24 @@ class TriageDecisions:
         reason: str | None,
         seconds: float,
         policy_text: str | None = None,
+        confirmed: frozenset[str] = frozenset(),
     ) -> None:
-        """Persist decisions (thread); posts DecisionPersisted or ActionFailed."""
-        from brainview.services import apply, review
+        """Persist decisions (thread); posts DecisionPersisted, AcceptNeedsConfirm (an
+        accept of a proposal flagged since the queue was read) or ActionFailed."""
+        from brainview.services import apply, flags, review
 
         review_cfg = self.app.config.review  # type: ignore[attr-defined]
         self.busy = True
         results = []
         try:
             applier = apply.applier_for(self.app.paths) if verdict == "accept" else None  # type: ignore[attr-defined]
+            if verdict == "accept":
+                with self.app.open_project() as project:  # type: ignore[attr-defined]
+                    found = flags.flagged_now(project, ids)
+                unconfirmed = [f for f in found if f.proposal_id not in confirmed]
+                if unconfirmed:
+                    self.post_message(AcceptNeedsConfirm(ids, seconds, found, policy_text))
+                    return
             with self.app.open_project(  # type: ignore[attr-defined]
                 write_agent=True, write_user=applier is not None
             ) as project:
@@ -166,7 +251,7 @@ class TriageDecisions:
 
     def on_decision_persisted(self, message: DecisionPersisted) -> None:
         ids = {r.proposal_id for r in message.results}
-        self.session_decisions += [r.decision_id for r in message.results]
+        self.session_units.append([r.decision_id for r in message.results])
         self.marked -= ids
         self.anchor = None
         grades = sum(len(r.grades) for r in message.results)
@@ -181,45 +266,6 @@ class TriageDecisions:
         self.notify(f"{mark} {what}{tail}", timeout=3, markup=False)
         # The rows already left the queue (optimistically); re-read to stay exact.
         self.reload(self.current_id)
-
-    def action_undo(self) -> None:
-        """Undo this session's most recent decision."""
-        if self.session_decisions:
-            self.undo(self.session_decisions[-1])
-
-    @work(thread=True, exclusive=True, group="triage-decide")
-    def undo(self, decision_id: str) -> None:
-        """Revert one decision exactly (thread)."""
-        from brainview.errors import ReadOnlyError
-        from brainview.services import review
-
-        try:
-            try:  # an applied decision reverts the user brain too
-                opened = self.app.open_project(write_agent=True, write_user=True)  # type: ignore[attr-defined]
-            except ReadOnlyError:
-                opened = self.app.open_project(write_agent=True)  # type: ignore[attr-defined]
-            with opened as project:
-                result = review.undo(
-                    project,
-                    decision_id,
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                    actor=self.app.decider,  # type: ignore[attr-defined]
-                )
-        except Exception as err:  # noqa: BLE001
-            self.post_message(ActionFailed(one_line(str(err), 200)))
-            return
-        pid = getattr(result, "proposal_id", None) or str(result)
-        self.post_message(UndoPersisted(pid))
-
-    def on_undo_persisted(self, message: UndoPersisted) -> None:
-        if self.session_decisions:
-            self.session_decisions.pop()
-        self.notify(
-            f"↶ undone: {one_line(message.proposal_id, 40)} is pending again",
-            timeout=3,
-            markup=False,
-        )
-        self.reload(message.proposal_id)
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.text, title="Refused", severity="error", markup=False)

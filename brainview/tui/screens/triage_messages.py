@@ -22,6 +22,11 @@ class QueueLoaded(Message):
     keep: str | None
     query: tuple[str, str] = ("", "")
     """``(sort, filter)`` it was read with: a page for an older query is dropped."""
+    lifecycle: int = 0
+    """:func:`brainview.services.flags.lifecycle_mark` as of this read."""
+    last: Any = None
+    """The project's last decision unit (:class:`~brainview.services.undo_offer.
+    LastUnit`) or ``None``: what ``u`` offers when this session decided nothing."""
 
 
 @dataclass
@@ -49,10 +54,23 @@ class DecisionPersisted(Message):
 
 
 @dataclass
-class UndoPersisted(Message):
-    """A decision was undone."""
+class AcceptNeedsConfirm(Message):
+    """An accept found flagged proposals nobody confirmed: ask before writing anything."""
 
-    proposal_id: str
+    ids: list[str]
+    seconds: float
+    flagged: list[Any]
+    """:class:`~brainview.services.flags.Flagged` per flagged proposal."""
+    policy_text: str | None = None
+
+
+@dataclass
+class UndoPersisted(Message):
+    """A decision unit (one decision, or every decision of a bulk) was undone."""
+
+    proposal_ids: list[str]
+    from_session: bool = True
+    """It was this session's last unit (else the project's last decision, offered)."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from brainview.core.grading import GRADE_NAMES, grade_for
+from brainview.core.grading import GRADE_NAMES, decision_grade
 from brainview.core.safe_text import first_line, one_line, safe_text
 
 if TYPE_CHECKING:
@@ -44,8 +44,13 @@ def render_header(d: ProposalDetail) -> RenderableType:
         lines.append(Text(mark, style="bold"))
     if d.stale:
         lines.append(Text("⚠ stale: " + one_line(d.stale, 200), style="bold"))
-    from brainview.tui.widgets.suspicion import render_suspicion  # lazy: imports services
+    # lazy: imports services
+    from brainview.tui.widgets.suspicion import render_leans, render_suspicion
 
+    if d.status == "pending" and d.agent_item is None:
+        leans = render_leans([(v.id, v.state) for v in d.consulted if v.state != "live"])
+        if leans is not None:
+            lines.append(leans)
     flags = render_suspicion(d.suspicion) if d.suspicion else None
     if flags is not None:
         lines.append(flags)
@@ -127,8 +132,10 @@ def render_user_side(d: ProposalDetail) -> RenderableType:
     return Group(*parts)
 
 
-def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
-    stance = STANCE_MARK.get(v.stance or "", "retrieved only")
+def _reflection(
+    v: ReflectionView, verdict_hint: bool, annotate_grade: int | None = None
+) -> list[RenderableType]:
+    stance = STANCE_MARK.get(v.stance or ("support" if verdict_hint else ""), "retrieved only")
     stab = f"S {v.stability:.1f}d" if v.stability is not None else "S —"
     r = f"R {v.retrievability:.2f}" if v.retrievability is not None else "R —"
     grades = " ".join(GRADE_MARK.get(g, "?") for g in v.recent_grades) or "no grades"
@@ -146,13 +153,9 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
 
         head.append("  ")
         head.append(state_mark(v.state))
-    if verdict_hint and v.stance:
-        acc, rej = grade_for(v.stance, "accept"), grade_for(v.stance, "reject")
-        head.append(
-            f"\n  accept → {GRADE_NAMES.get(acc, 'none') if acc else 'none'}"
-            f" · reject → {GRADE_NAMES.get(rej, 'none') if rej else 'none'}",
-            style="dim",
-        )
+    if verdict_hint:
+        hint = grade_hint(v, annotate_grade)  # one segment: Textual keeps its indent
+        head.append("\n  " + hint.plain, style=hint.style)
     body = safe_text(v.display or v.content, limit=REFLECTION_LIMIT)
     out: list[RenderableType] = [head, body]
     if v.note:
@@ -161,14 +164,30 @@ def _reflection(v: ReflectionView, verdict_hint: bool) -> list[RenderableType]:
     return out
 
 
-def render_agent_side(d: ProposalDetail) -> RenderableType:
+def grade_hint(v: ReflectionView, annotate_grade: int | None = None) -> Text:
+    """What each verdict would fire into a consulted reflection — exactly what
+    :func:`brainview.services.review.decide` does (:func:`decision_grade`)."""
+    if not v.live:  # invalidated, retired or missing: decide skips it
+        return Text(f"not graded: {one_line(v.state, 20)} — no verdict fires it", style="bold")
+    names = []
+    for verdict in ("accept", "reject"):
+        grade = decision_grade(v.stance, verdict, live=True, annotate_grade=annotate_grade)
+        names.append(f"{verdict} → {GRADE_NAMES.get(grade, 'none') if grade else 'none'}")
+    prefix = "still graded while challenged: " if v.state == "challenged" else ""
+    return Text(prefix + " · ".join(names), style="dim")
+
+
+def render_agent_side(d: ProposalDetail, annotate_grade: int | None = None) -> RenderableType:
     """Consulted reflections (with what each verdict would grade) and retrieved-only ones."""
     label = AGENT_LABELS.get(d.kind, "consulted")
     parts: list[RenderableType] = [Text(f"{label} ({len(d.consulted)})", style="bold underline")]
-    if not d.consulted:
+    consolidation = d.agent_item is not None
+    if consolidation:
+        parts.append(Text("a consolidation item: deciding it grades nobody", style="dim italic"))
+    elif not d.consulted:
         parts.append(Text("none — no reflection will be graded", style="dim italic"))
     for v in d.consulted:
-        parts += _reflection(v, verdict_hint=True)
+        parts += _reflection(v, not consolidation, annotate_grade)
     if d.retrieved:
         parts.append(
             Text(f"retrieved only ({len(d.retrieved)}) — not graded", style="bold underline")
@@ -197,13 +216,14 @@ KIND_SHORT = {
 
 
 def _flag(row) -> Text:  # type: ignore[no-untyped-def]
-    """⚠ stale / ☣ suspect, without importing the services for plain rows."""
+    """⚠ stale or flagged / ☣ suspect, without importing the services for plain rows."""
     suspicion = getattr(row, "suspicion", None)
+    leans = getattr(row, "leans", ())
     if not suspicion:
-        return Text("⚠" if row.stale else " ")
+        return Text("⚠" if row.stale or leans else " ")
     from brainview.tui.widgets.suspicion import queue_flag
 
-    return queue_flag(bool(row.stale), suspicion)
+    return queue_flag(bool(row.stale), suspicion, leans)
 
 
 def mark_cell(row, marked: bool) -> Text:  # type: ignore[no-untyped-def]

@@ -40,11 +40,29 @@ def state_line(state: str | None, reason: str = "", actor: str | None = None) ->
     return line
 
 
-def queue_flag(stale: bool, suspicion: str | None) -> Text:
-    """The one-cell flag of a queue row: ``⚠`` stale wins over ``☣`` suspect."""
-    if stale:
+def queue_flag(stale: bool, suspicion: str | None, leans: tuple[object, ...] = ()) -> Text:
+    """The one-cell flag of a queue row: ``⚠`` when stale, when a consulted reflection
+    is not live now or a blast radius flagged it; else ``☣`` for other suspicion."""
+    flags = decode_suspicion(suspicion)
+    if stale or leans or any(f.get("kind") == "blast" for f in flags):
         return Text("⚠")
-    return Text(SUSPECT_MARK if decode_suspicion(suspicion) else " ")
+    return Text(SUSPECT_MARK if flags else " ")
+
+
+def render_leans(leans: list[tuple[str, str]]) -> Text | None:
+    """``⚠ leans on …``: the consulted reflections that are not live now (``None``: none)."""
+    if not leans:
+        return None
+    line = Text("⚠ leans on ", style="bold")
+    for n, (rid, state) in enumerate(leans[:MAX_FLAGS]):
+        line.append(", " if n else "")
+        line.append(one_line(rid, 24))
+        line.append(" ")
+        line.append_text(state_mark(state) if state in MARK else Text(one_line(state, 20)))
+    if len(leans) > MAX_FLAGS:
+        line.append(f" … {len(leans) - MAX_FLAGS} more")
+    line.append(" — accepting asks first", style="dim")
+    return line
 
 
 def render_suspicion(value: str | None) -> RenderableType | None:

@@ -1,0 +1,97 @@
+"""Why a pending proposal deserves a second look before it is accepted, as of now.
+
+A proposal is **flagged** when it carries suspicion flags (set at intake or from an
+invalidation's blast radius, :mod:`brainview.services.blast`) or when a reflection it
+*consulted* is no longer live — challenged, invalidated, retired or gone — whoever
+changed it (this console, ``brainview reflect``, another process).  The queue shows
+``⚠`` for it and the console asks before accepting it.
+
+:func:`lifecycle_mark` is the cheap fingerprint the console polls to notice lifecycle
+changes made by any process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from brainview.services import lifecycle
+from brainview.services.blast import decode_suspicion, describe_flag
+from brainview.services.project import Project
+from brainview.store.era import Era
+from brainview.store.readmodel import table_exists
+from brainview.store.rows import driver, select_in
+
+Leans = tuple[tuple[str, str], ...]
+"""``(reflection_id, state)`` of the consulted reflections that are not live."""
+MISSING = "missing"
+
+
+def leaning(conn: Connection, era: Era, proposal_ids: Sequence[str]) -> dict[str, Leans]:
+    """Proposal id → its consulted reflections that are not live (absent: none).
+
+    A constant number of queries per chunk of ids: one over ``brainview_consult`` and
+    :func:`brainview.services.lifecycle.statuses` over the reflections found.
+    """
+    if not proposal_ids or not table_exists(conn, "brainview_consult"):
+        return {}
+    sql = (
+        "SELECT proposal_id, reflection_id FROM brainview_consult "
+        "WHERE role = 'consulted' AND proposal_id IN ({marks}) ORDER BY proposal_id, seq"
+    )
+    pairs = [(str(p), str(r)) for p, r in select_in(driver(conn), sql, proposal_ids)]
+    states = lifecycle.statuses(conn, era, sorted({r for _p, r in pairs}))
+    out: dict[str, list[tuple[str, str]]] = {}
+    for pid, rid in pairs:
+        state = states[rid].state if rid in states else MISSING
+        if state != lifecycle.LIVE:
+            out.setdefault(pid, []).append((rid, state))
+    return {pid: tuple(found) for pid, found in out.items()}
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """Why one pending proposal is flagged (plain text lines; untrusted ids inside)."""
+
+    proposal_id: str
+    reasons: tuple[str, ...]
+
+
+def reasons(suspicion: str | None, leans: Leans) -> tuple[str, ...]:
+    """One plain-text line per lean (state now) and per stored suspicion flag."""
+    lines = [f"consulted reflection {rid} is {state}" for rid, state in leans]
+    lines += [describe_flag(f) for f in decode_suspicion(suspicion)]
+    return tuple(lines)
+
+
+def flagged_now(project: Project, proposal_ids: Sequence[str]) -> list[Flagged]:
+    """The proposals among ``proposal_ids`` that are flagged, read now (one read)."""
+    agent = project.require_agent()
+    if not proposal_ids:
+        return []
+    with agent.read() as conn:
+        if not table_exists(conn, "brainview_proposal"):
+            return []
+        sql = "SELECT id, suspicion FROM brainview_proposal WHERE id IN ({marks})"
+        stored = {str(p): s for p, s in select_in(driver(conn), sql, proposal_ids)}
+        leans = leaning(conn, agent.era, list(stored))
+    out = []
+    for pid in dict.fromkeys(proposal_ids):
+        why = reasons(stored.get(pid), leans.get(pid, ()))
+        if why:
+            out.append(Flagged(pid, why))
+    return out
+
+
+def lifecycle_mark(project: Project) -> int:
+    """Changes whenever any process records a lifecycle batch (challenge, invalidate,
+    reinstate, their undo — and the suspicion flags written with them)."""
+    if project.agent is None:
+        return 0
+    with project.agent.read() as conn:
+        if not table_exists(conn, "brainview_lifecycle_batch"):
+            return 0
+        row = driver(conn).execute("SELECT COALESCE(MAX(rowid), 0) FROM brainview_lifecycle_batch")
+        return int(row.fetchone()[0])
