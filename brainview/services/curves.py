@@ -21,6 +21,7 @@ from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
+from brainview.services import community_cache
 from brainview.services.project import Project
 from brainview.services.refs import resolve
 from brainview.store import bv_schema_communities as bvc
@@ -293,7 +294,6 @@ def reflection_detail(
             raise NotFoundError(f"no reflection {reflection_id}")
         card = card_of(conn, agent.era, reflection_id)
         spikes = [(s.grade, s.fired_at) for s in spikes_of(conn, reflection_id)]
-        cached = bvc.cached_community_of(conn, reflection_id)
         decision = bvc.standing_fading(conn, [reflection_id]).get(reflection_id)
     refs = resolve(project, row.content)
     has_curve = card is not None and card.stability and card.last_review is not None
@@ -312,6 +312,6 @@ def reflection_detail(
         forecast=curve,
         threshold=threshold,
         crossing=cross,
-        community=cached[1] if cached else None,
+        community=community_cache.community_of(agent.path, reflection_id),
         decision=decision,
     )

@@ -198,7 +198,7 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
     finally:
         stop.touch()
         reports = [a.communicate(timeout=60) for a in actors]
-    for actor, (out, err) in zip(actors, reports, strict=True):
+    for actor, (_out, err) in zip(actors, reports, strict=True):
         assert actor.returncode == 0, err[-2000:]
     done = [json.loads(o.strip().splitlines()[-1]) for o, _ in reports]
     assert sum(d.get("curator", {}).get("sent", 0) for d in done) > 0
