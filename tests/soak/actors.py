@@ -52,7 +52,7 @@ def curator(root: Path, seed: int, stop: Path) -> dict[str, int]:
             "rationale": f"curator {seed} tidies wording ({sent})",
             "consulted": [
                 {"reflection": picked[0], "stance": "support"},
-                {"reflection": picked[1], "stance": rng.choice(["oppose", "neutral"])},
+                {"reflection": picked[1], "stance": rng.choice(["oppose", "annotate"])},
             ],
         }
         path = stop.with_name(f"proposal-{seed}-{sent}.json")
