@@ -84,6 +84,7 @@ from brainview.services.review_options import policy_text as checked_policy_text
 from brainview.services.review_undo import UndoResult, group_decisions, undo, undo_unit
 from brainview.services.stale import QueuedRef, stale_for
 from brainview.store.brain_check import translate_sqlite
+from brainview.store.clock_floor import not_before_last
 from brainview.store.decision_rows import (
     claim,
     fire_consulted,
@@ -245,6 +246,7 @@ def decide_many(
         else nullcontext(None)
     )
     with agent.write() as conn, gate_cm as gate:
+        opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
         try:
             paused = opts.verdict == "reject" and writing.read_state(conn).paused
             results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]

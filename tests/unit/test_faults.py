@@ -5,6 +5,7 @@ still running, and what it shows agreeing with what another process sees."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -203,3 +204,44 @@ async def test_console_survives_the_agent_brain_deleted(demo) -> None:  # type: 
         assert "agent brain was deleted" in text or "no agent brain" in text, text
         assert app.is_running
         assert not agent_db.exists(), "the console re-created a deleted agent brain"
+
+
+def test_clock_moving_backwards_never_stamps_a_decision_in_the_past(demo) -> None:  # type: ignore[no-untyped-def]
+    from datetime import timedelta
+
+    from brainview.services import review
+    from brainview.services.project import Project
+
+    root, _ = demo
+    conn = sqlite3.connect(brains(root)[1])
+    first, second, shared = conn.execute(
+        "SELECT c1.proposal_id, c2.proposal_id, c1.reflection_id FROM brainview_consult c1 "
+        "JOIN brainview_consult c2 ON c1.reflection_id = c2.reflection_id "
+        "AND c1.proposal_id < c2.proposal_id "
+        "JOIN brainview_proposal p1 ON p1.id = c1.proposal_id "
+        "JOIN brainview_proposal p2 ON p2.id = c2.proposal_id "
+        "WHERE p1.status = 'pending' AND p2.status = 'pending' AND p1.stale_reason IS NULL "
+        "AND p2.stale_reason IS NULL AND c1.role = 'consulted' AND c2.role = 'consulted' LIMIT 1"
+    ).fetchone()
+    conn.close()
+    with Project.open(discover(root), write_agent=True) as p:
+        a = review.decide(p, first, "reject", reason="no", decider="t", now=DEMO_NOW)
+        b = review.decide(
+            p, second, "reject", reason="no", decider="t", now=DEMO_NOW - timedelta(days=3)
+        )
+    assert b.decided_at >= a.decided_at  # stamped at the last recorded moment, not before
+    conn = sqlite3.connect(brains(root)[1])
+    fired = [
+        r[0]
+        for r in conn.execute("SELECT fired_at FROM spike WHERE neuron_id=? ORDER BY id", (shared,))
+    ]
+    last_review = conn.execute(
+        "SELECT json_extract(card_json, '$.last_review') FROM fsrs_state WHERE neuron_id=?",
+        (shared,),
+    ).fetchone()[0]
+    conn.close()
+    assert fired == sorted(fired), "spikes out of time order"
+    assert last_review >= a.decided_at
+    out = cli("proposals", "undo", "--last", "-C", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["proposal_id"] == second  # the later decision, not the first
