@@ -2,184 +2,58 @@
 
 The partition comes from :mod:`~brainview.services.community_cache` (this process's
 memory, else the user's cache dir — never a brain) when its fingerprint still matches
-the graph, else from a :class:`~brainview.services.clustering_runner.ClusteringJob`.
-Nothing here writes a brain. Everything that depends on time or on decisions
-(retrievability, strong/miss grades) is computed at load, vectorised over all live
-reflections, never cached.
+the graph, else from a :class:`~brainview.services.clustering_runner.ClusteringJob`
+(:func:`ensure_partition`); the per-reflection arrays come from
+:mod:`~brainview.services.community_data`. Both are re-exported here. This module turns
+them into the list (labels, sorts), a community's members and its curves. Nothing here
+writes a brain; everything that depends on time or on decisions (retrievability,
+strong/miss grades) is computed at load, vectorised over all live reflections.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import text
 
 from brainview.core import clustering, fsrs_math
-from brainview.core.clustering import Partition
-from brainview.services import community_cache
-from brainview.services.clustering_runner import ClusteringJob, Progress, graph_fingerprint
-from brainview.services.curves import reflection_cards, titles
+from brainview.services.community_cache import (
+    current_fingerprint,
+    ensure_partition,
+    load_partition,
+    store_partition,
+)
+from brainview.services.community_data import (
+    NOT_CLUSTERED,
+    SINGLETONS,
+    CommunityData,
+    load_data,
+)
+from brainview.services.curves import titles
 from brainview.services.project import Project
-from brainview.store.readmodel import table_exists
+from brainview.store import bv_schema_communities as reads
 
-NOT_CLUSTERED = -2
-"""Community of a reflection that appeared after the cached partition was computed."""
-SINGLETONS = -1
-"""The pseudo-community gathering every isolated reflection."""
-
-
-def current_fingerprint(project: Project) -> str:
-    """The agent brain's reflection-graph fingerprint now (one short read)."""
-    agent = project.require_agent()
-    with agent.read() as conn:
-        return graph_fingerprint(conn, agent.era)
-
-
-def load_partition(project: Project) -> tuple[Partition | None, bool]:
-    """The cached partition (if any) and whether it matches the graph as it is now."""
-    agent = project.require_agent()
-    return community_cache.lookup(agent.path, current_fingerprint(project))
-
-
-def store_partition(project: Project, part: Partition) -> bool:
-    """Cache ``part`` outside the brains (memory and the user's cache dir); ``False`` if
-    only the memory copy could be kept. Never writes a brain."""
-    return community_cache.save(project.require_agent().path, part)
-
-
-def ensure_partition(
-    project: Project,
-    *,
-    now: datetime,
-    progress: Progress | None = None,
-    in_process: bool | None = None,
-) -> Partition:
-    """A partition matching the graph now: the cache, or a fresh run (then cached
-    outside the brains)."""
-    cached, fresh = load_partition(project)
-    if cached is not None and fresh:
-        return cached
-    agent = project.require_agent()
-    job = ClusteringJob(
-        agent.path, now_iso=fsrs_math.format_ts(now), progress=progress, in_process=in_process
-    )
-    part = job.run()
-    store_partition(project, part)
-    return part
-
-
-@dataclass
-class CommunityData:
-    """Per-reflection arrays (aligned to ``ids``) behind the communities screen."""
-
-    partition: Partition
-    fresh: bool
-    ids: list[str]
-    community: np.ndarray
-    """Community per reflection (``NOT_CLUSTERED`` for ones newer than the partition)."""
-    skill_names: list[str]
-    skill: np.ndarray
-    """Index into ``skill_names`` per reflection."""
-    r_now: np.ndarray
-    """Retrievability now (py-fsrs, 0 for never reviewed)."""
-    reviewed: np.ndarray
-    stability: np.ndarray
-    last_review: np.ndarray
-    strong: np.ndarray
-    miss: np.ndarray
-    spikuit: np.ndarray
-    """Spikuit's own ``community_id`` (``-1`` where absent), for comparison."""
-    singletons: np.ndarray
-    """Whether each community number is a singleton."""
-    policies: dict[int, list[str]] = field(default_factory=dict)
-    _sorted: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
-
-    def members(self, number: int) -> np.ndarray:
-        """Row indices of a community's members (``SINGLETONS`` = every isolated one)."""
-        if number == SINGLETONS:
-            clustered = self.community >= 0
-            mask = np.zeros(self.community.size, dtype=bool)
-            mask[clustered] = self.singletons[self.community[clustered]]
-            return np.flatnonzero(mask)
-        order, starts = self._index()
-        if not 0 <= number < starts.size - 1:
-            return np.zeros(0, dtype=np.int64)
-        return order[starts[number] : starts[number + 1]]
-
-    def _index(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rows sorted by community and where each community starts (built once)."""
-        if self._sorted is None:
-            order = np.argsort(self.community, kind="stable")
-            bounds = np.arange(self.singletons.size + 1)
-            starts = np.searchsorted(self.community[order], bounds, side="left")
-            self._sorted = (order, starts)
-        return self._sorted
-
-
-def load_data(project: Project, part: Partition, fresh: bool, now: datetime) -> CommunityData:
-    """Read live reflections, cards and grades, and align them with ``part``."""
-    agent = project.require_agent()
-    era = agent.era
-    spk = "n.community_id" if era.has_community else "NULL"
-    with agent.read() as conn:
-        rows = conn.execute(
-            text(
-                f"SELECT n.id, n.domain, {spk} FROM neuron n "
-                f"WHERE n.type = 'reflection' AND {era.live('n')} ORDER BY n.id"
-            )
-        ).all()
-        ids = [r[0] for r in rows]
-        stab, last = reflection_cards(conn, era, ids)
-        strong, miss = _grades(conn, ids)
-    where = dict(zip(part.ids, part.membership.tolist(), strict=True))
-    community = np.fromiter((where.get(i, NOT_CLUSTERED) for i in ids), np.int64, len(ids))
-    names = sorted({(r[1] or "") for r in rows})
-    code = {n: k for k, n in enumerate(names)}
-    reviewed = np.isfinite(stab) & np.isfinite(last)
-    policies: dict[int, list[str]] = {}
-    for pid, number in sorted(part.policies.items()):
-        policies.setdefault(number, []).append(pid)
-    return CommunityData(
-        partition=part,
-        fresh=fresh,
-        ids=ids,
-        community=community,
-        skill_names=names,
-        skill=np.fromiter((code[r[1] or ""] for r in rows), np.int64, len(rows)),
-        r_now=fsrs_math.retrievability(stab, last, now),
-        reviewed=reviewed,
-        stability=stab,
-        last_review=last,
-        strong=strong,
-        miss=miss,
-        spikuit=np.fromiter((-1 if r[2] is None else int(r[2]) for r in rows), np.int64, len(rows)),
-        singletons=part.sizes() == 1,
-        policies=policies,
-    )
-
-
-def _grades(conn, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
-    """Strong and miss grades per reflection from standing decisions (zeros if none yet)."""
-    strong = np.zeros(len(ids), dtype=np.int64)
-    miss = np.zeros(len(ids), dtype=np.int64)
-    if not (table_exists(conn, "brainview_grade") and table_exists(conn, "brainview_decision")):
-        return strong, miss
-    pos = {rid: k for k, rid in enumerate(ids)}
-    for rid, s, m in conn.execute(
-        text(
-            "SELECT g.reflection_id, SUM(CASE WHEN g.grade = 4 THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN g.grade = 1 THEN 1 ELSE 0 END) FROM brainview_grade g "
-            "JOIN brainview_decision d ON d.id = g.decision_id WHERE d.undone_at IS NULL "
-            "GROUP BY g.reflection_id"
-        )
-    ):
-        k = pos.get(rid)
-        if k is not None:
-            strong[k], miss[k] = int(s or 0), int(m or 0)
-    return strong, miss
-
+__all__ = [
+    "NOT_CLUSTERED",
+    "SINGLETONS",
+    "DF_SAMPLE",
+    "LABEL_SAMPLE",
+    "MAX_ROWS",
+    "SORTS",
+    "ClusterCurves",
+    "CommunityData",
+    "CommunityRow",
+    "MemberRow",
+    "cluster_curves",
+    "community_rows",
+    "current_fingerprint",
+    "ensure_partition",
+    "load_data",
+    "load_partition",
+    "member_rows",
+    "store_partition",
+]
 
 # -- the list, labels, members and curves --------------------------------------------------
 
@@ -274,39 +148,17 @@ def _spikuit(ids: np.ndarray) -> tuple[int, float] | None:
 def _labels(project: Project, data: CommunityData, groups: dict[int, np.ndarray]) -> dict[int, str]:
     """Most distinctive terms of each community against a sample of the whole brain."""
     agent = project.require_agent()
-    live = agent.era.live("n")
+    chars = clustering.LABEL_CHARS
     with agent.read() as conn:
-        total = max(1, len(data.ids))
-        stride = max(1, total // DF_SAMPLE)
-        sample = conn.execute(
-            text(
-                f"SELECT substr(content, 1, {clustering.LABEL_CHARS}) FROM neuron n "
-                f"WHERE n.type = 'reflection' AND {live} AND (n.rowid % :k) = 0"
-            ),
-            {"k": stride},
-        )
-        df, n_docs = clustering.document_frequency(clustering.terms(r[0]) for r in sample)
+        stride = max(1, len(data.ids) // DF_SAMPLE)
+        sample = reads.sampled_heads(conn, agent.era, stride=stride, chars=chars)
+        df, n_docs = clustering.document_frequency(clustering.terms(h) for h in sample)
         wanted = {n: [data.ids[k] for k in idx[:LABEL_SAMPLE]] for n, idx in groups.items()}
-        texts = _heads(conn, [rid for ids in wanted.values() for rid in ids])
+        texts = reads.heads(conn, [rid for ids in wanted.values() for rid in ids], chars=chars)
     out = {}
     for n, ids in wanted.items():
         docs = [clustering.terms(texts.get(rid, "")) for rid in ids]
         out[n] = " · ".join(clustering.distinctive_terms(docs, df, n_docs))
-    return out
-
-
-def _heads(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    """The start of each reflection's text (cut in SQL: huge texts stay cheap)."""
-    out: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join(f":p{i}" for i in range(len(chunk)))
-        sql = (
-            f"SELECT id, substr(content, 1, {clustering.LABEL_CHARS}) FROM neuron "
-            f"WHERE id IN ({marks})"
-        )
-        for rid, head in conn.execute(text(sql), {f"p{i}": v for i, v in enumerate(chunk)}):
-            out[rid] = head or ""
     return out
 
 

@@ -7,7 +7,9 @@ of the brain's resolved path and holding the graph fingerprint it was computed f
 file is written atomically (a temporary file in the cache dir, then ``os.replace``) and
 only ever read back as data: anything malformed is ignored. Writing it is best effort —
 an unwritable cache dir just means the next process clusters again. The brain file itself
-is never opened here.
+is never opened here. :func:`ensure_partition` is the one entry point most callers need:
+the cached partition when it matches the graph now, else a fresh
+:class:`~brainview.services.clustering_runner.ClusteringJob` run, then cached.
 """
 
 from __future__ import annotations
@@ -18,10 +20,19 @@ import json
 import os
 import tempfile
 import threading
+from datetime import datetime
 from pathlib import Path
 
+from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
-from brainview.services.clustering_runner import partition_from_json, partition_to_json
+from brainview.services.clustering_runner import (
+    ClusteringJob,
+    Progress,
+    graph_fingerprint,
+    partition_from_json,
+    partition_to_json,
+)
+from brainview.services.project import Project
 
 FORMAT = 1
 """Version of the cache file's layout (other versions are ignored)."""
@@ -109,6 +120,49 @@ def forget(brain: Path | None = None) -> None:
             _memory.clear()
         else:
             _memory.pop(_key(brain), None)
+
+
+# -- a project's partition: cached or computed -----------------------------------------
+
+
+def current_fingerprint(project: Project) -> str:
+    """The agent brain's reflection-graph fingerprint now (one short read)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        return graph_fingerprint(conn, agent.era)
+
+
+def load_partition(project: Project) -> tuple[Partition | None, bool]:
+    """The cached partition (if any) and whether it matches the graph as it is now."""
+    agent = project.require_agent()
+    return lookup(agent.path, current_fingerprint(project))
+
+
+def store_partition(project: Project, part: Partition) -> bool:
+    """Cache ``part`` outside the brains (memory and the user's cache dir); ``False`` if
+    only the memory copy could be kept. Never writes a brain."""
+    return save(project.require_agent().path, part)
+
+
+def ensure_partition(
+    project: Project,
+    *,
+    now: datetime,
+    progress: Progress | None = None,
+    in_process: bool | None = None,
+) -> Partition:
+    """A partition matching the graph now: the cache, or a fresh run (then cached
+    outside the brains)."""
+    cached, fresh = load_partition(project)
+    if cached is not None and fresh:
+        return cached
+    agent = project.require_agent()
+    job = ClusteringJob(
+        agent.path, now_iso=fsrs_math.format_ts(now), progress=progress, in_process=in_process
+    )
+    part = job.run()
+    store_partition(project, part)
+    return part
 
 
 def _remember(key: str, part: Partition) -> None:

@@ -1,22 +1,28 @@
-"""Fading decisions (rescue / let go) on reflections, in the agent brain (``brainview_*``).
+"""Communities in the agent brain: the reads behind the communities views, and fading
+decisions (rescue / let go, ``brainview_fading_decision``).
 
 Spikuit's own tables (and its ``neuron.community_id``) are never touched. Fading
 decisions are an append-only log whose rows are undone, never deleted. Writers run
-inside the caller's ``Brain.write()`` transaction; readers treat missing tables as
-empty. The community partition is *not* kept here: reading never writes a brain, so
-it is cached outside both brains (:mod:`brainview.services.community_cache`); the
+inside the caller's ``Brain.write()`` transaction; readers run inside the caller's read
+transaction and treat missing tables as empty. Reflection texts are cut in SQL
+(``substr``) so huge texts stay cheap.
+
+The community partition is *not* kept here: reading never writes a brain, so it is
+cached outside both brains (:mod:`brainview.services.community_cache`); the
 ``brainview_community_run`` / ``_member`` / ``_policy`` tables older versions wrote
 are left as they are and no longer read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
+from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
+from brainview.store.rows import driver, select_in
 
 COMMUNITY_DDL = [
     """CREATE TABLE IF NOT EXISTS brainview_fading_decision (
@@ -36,6 +42,48 @@ def ensure_community_schema(conn: Connection) -> None:
     """Create the decision table if missing (in the caller's transaction)."""
     for ddl in COMMUNITY_DDL:
         conn.exec_driver_sql(ddl)
+
+
+# -- reads behind the communities views ---------------------------------------------
+
+
+def live_reflections(conn: Connection, era: Era) -> list[tuple[str, str | None, int | None]]:
+    """``(id, domain, Spikuit community_id)`` of every live reflection, by id."""
+    spk = "n.community_id" if era.has_community else "NULL"
+    sql = (
+        f"SELECT n.id, n.domain, {spk} FROM neuron n "
+        f"WHERE n.type = 'reflection' AND {era.live('n')} ORDER BY n.id"
+    )
+    return [(str(r[0]), r[1], r[2]) for r in driver(conn).execute(sql)]
+
+
+def standing_grade_counts(conn: Connection) -> Iterator[tuple[str, int, int]]:
+    """``(reflection, strong grades, miss grades)`` from decisions not undone."""
+    if not (table_exists(conn, "brainview_grade") and table_exists(conn, "brainview_decision")):
+        return
+    for rid, strong, miss in driver(conn).execute(
+        "SELECT g.reflection_id, SUM(CASE WHEN g.grade = 4 THEN 1 ELSE 0 END), "
+        "SUM(CASE WHEN g.grade = 1 THEN 1 ELSE 0 END) FROM brainview_grade g "
+        "JOIN brainview_decision d ON d.id = g.decision_id WHERE d.undone_at IS NULL "
+        "GROUP BY g.reflection_id"
+    ):
+        yield str(rid), int(strong or 0), int(miss or 0)
+
+
+def sampled_heads(conn: Connection, era: Era, *, stride: int, chars: int) -> Iterator[str]:
+    """The first ``chars`` characters of every ``stride``-th live reflection (by rowid)."""
+    sql = (
+        f"SELECT substr(content, 1, {int(chars)}) FROM neuron n "
+        f"WHERE n.type = 'reflection' AND {era.live('n')} AND (n.rowid % ?) = 0"
+    )
+    for (head,) in driver(conn).execute(sql, (max(1, int(stride)),)):
+        yield head or ""
+
+
+def heads(conn: Connection, ids: list[str], *, chars: int) -> dict[str, str]:
+    """The first ``chars`` characters of each neuron's text."""
+    sql = f"SELECT id, substr(content, 1, {int(chars)}) FROM neuron WHERE id IN ({{marks}})"
+    return {str(rid): head or "" for rid, head in select_in(driver(conn), sql, ids)}
 
 
 # -- fading decisions -----------------------------------------------------------------

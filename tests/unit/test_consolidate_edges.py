@@ -181,7 +181,7 @@ def test_a_bidirectional_pair_retires_whole(demo, now) -> None:
 def test_planning_writes_nothing(demo, now) -> None:
     """Planning (a dry run) clusters afresh and changes no row of the agent brain, even
     opened writable; rows compared through SQLite (never the file's bytes)."""
-    from tests.unit.test_read_only import snapshot
+    from tests.read_only_helpers import snapshot
 
     root, _ = demo
     before = snapshot(root)
