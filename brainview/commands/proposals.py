@@ -54,6 +54,10 @@ def _policy_text(source: str | None) -> str | None:
     import sys
     from pathlib import Path
 
+    from brainview.store.connect import refuse_brain_path
+
+    if source != "-":
+        refuse_brain_path(source, "--policy-text")
     try:
         raw = sys.stdin.buffer.read(1 << 20) if source == "-" else Path(source).read_bytes()
         return raw.decode("utf-8")
