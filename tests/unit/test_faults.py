@@ -21,13 +21,30 @@ from tests.tui_helpers import settle
 from tests.unit.test_cli import cli
 
 
+def spy(app):  # type: ignore[no-untyped-def]
+    """Keep every notification the app shows (they expire from the screen)."""
+    log: list[str] = []
+    real = app.notify
+
+    def notify(message, *args, **kwargs):  # type: ignore[no-untyped-def]
+        log.append(str(message))
+        return real(message, *args, **kwargs)
+
+    app.notify = notify
+    app.said_log = log
+    return app
+
+
 async def said(pilot, needle: str, timeout: float = 15.0) -> str:  # type: ignore[no-untyped-def]
-    """Wait until a notification containing ``needle`` (any of ``a|b``) is shown."""
+    """Wait until a notification containing ``needle`` (any of ``a|b``) was shown."""
     import time
 
     end = time.monotonic() + timeout
     while True:
-        text = " | ".join(n.message for n in pilot.app._notifications)
+        shown = getattr(pilot.app, "said_log", None) or [
+            n.message for n in pilot.app._notifications
+        ]
+        text = " | ".join(shown)
         if any(n in text for n in needle.split("|")) or time.monotonic() > end:
             return text
         await pilot.pause(0.1)
@@ -106,7 +123,7 @@ async def test_console_survives_disk_full(demo, disk_full) -> None:  # type: ign
 
     root, _ = demo
     before = [rows_digest(db) for db in brains(root)]
-    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    app = spy(make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -150,30 +167,32 @@ def _backup(src: Path, dst: Path) -> None:
         b.close()
 
 
-async def test_console_notices_a_brain_restored_from_backup(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+async def test_console_notices_brains_restored_from_backup(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Both brains restored from a backup under a running console (new inodes, the old
+    WALs still beside them): the console says so, shows the restored state as another
+    process sees it, and a decision then lands in the restored files."""
     from brainview.tui.app import make_app
     from brainview.tui.clock import frozen
 
     root, _ = demo
-    agent_db = brains(root)[1]
-    backup = tmp_path / "agent-backup.db"
-    _backup(agent_db, backup)
-    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    user_db, agent_db = brains(root)
+    backups = [tmp_path / "user-backup.db", tmp_path / "agent-backup.db"]
+    for db, backup in zip(brains(root), backups, strict=True):
+        _backup(db, backup)
+    app = spy(make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         pid = _pending(root)
-        screen = app.screen
-        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
-        await settle(pilot)
+        await _select(pilot, pid)
         await pilot.press("a")
         await settle(pilot, rounds=6)
+        await said(pilot, f"accepted {pid}")
         assert pid not in {r.id for r in app.screen.rows}
-        os.replace(backup, agent_db)  # "restore from backup" under the running console
-        await pilot.pause(1.5)  # a poll
-        await settle(pilot, rounds=6)
+        for db, backup in zip(brains(root), backups, strict=True):
+            os.replace(backup, db)  # "restore from backup" under the running console
         text = await said(pilot, "agent brain was replaced")
-        assert "agent brain was replaced" in text, text
-        # the restored file has it pending again, and the console says so
+        text = await said(pilot, "user brain was replaced")
+        assert "agent brain was replaced" in text and "user brain was replaced" in text, text
         other = sqlite3.connect(agent_db)
         seen = other.execute("SELECT status FROM brainview_proposal WHERE id=?", (pid,)).fetchone()
         other.close()
@@ -181,10 +200,28 @@ async def test_console_notices_a_brain_restored_from_backup(demo, tmp_path: Path
         await pilot.pause(1.5)
         await settle(pilot)
         assert pid in {r.id for r in app.screen.rows}, "the console still shows the old file"
+        await _select(pilot, pid)
+        await pilot.press("a")
+        await settle(pilot, rounds=6)
+        text = await said(pilot, f"accepted {pid}")
+        assert f"accepted {pid}" in text, text
+        for db in brains(root):
+            conn = sqlite3.connect(db)
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            conn.close()
         conn = sqlite3.connect(agent_db)
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        (status,) = conn.execute(
+            "SELECT status FROM brainview_proposal WHERE id=?", (pid,)
+        ).fetchone()
         conn.close()
+        assert status == "accepted"
         assert app.is_running
+
+
+async def _select(pilot, pid: str) -> None:  # type: ignore[no-untyped-def]
+    screen = pilot.app.screen
+    screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
+    await settle(pilot)
 
 
 async def test_console_survives_the_agent_brain_deleted(demo) -> None:  # type: ignore[no-untyped-def]
@@ -193,7 +230,7 @@ async def test_console_survives_the_agent_brain_deleted(demo) -> None:  # type: 
 
     root, _ = demo
     agent_db = brains(root)[1]
-    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
+    app = spy(make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         for side in ("", "-wal", "-shm"):
