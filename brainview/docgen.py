@@ -23,13 +23,17 @@ EXIT_MEANINGS = {
     ExitCode.USAGE: "usage error: unknown command or flag, bad flag value",
     ExitCode.NOT_FOUND: "not found: path, .spikuit/, agent brain, proposal, decision, reflection",
     ExitCode.INVALID_INPUT: "invalid input: malformed, hostile or refused proposal JSON",
-    ExitCode.CONFLICT: "conflict: decided elsewhere, not pending, undo blocked, already exists",
+    ExitCode.CONFLICT: (
+        "conflict: decided elsewhere, not pending, undo blocked, already exists, "
+        "a brain replaced or deleted while open"
+    ),
     ExitCode.LOCKED: "locked / busy brain (BRAINVIEW_BUSY_TIMEOUT seconds, default 5)",
     ExitCode.READ_ONLY: "read-only: file mode or permissions forbid a needed write",
     ExitCode.NOT_A_BRAIN: "not a brain: not SQLite, truncated, corrupt",
     ExitCode.UNKNOWN_SCHEMA: "unknown schema: no neuron/synapse/spike tables or columns",
     ExitCode.CONFIG: "configuration error (brainview.toml)",
     ExitCode.REFUSED: "refused for safety: serve on a non-loopback --host without --public",
+    ExitCode.DISK_FULL: "disk full mid-write: the transaction rolled back, nothing written",
     ExitCode.INTERNAL: "internal error (one line, never a traceback)",
 }
 

@@ -14,17 +14,26 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 
-_LATEST = (
-    "SELECT max(t) FROM ("
-    " SELECT max(decided_at) AS t FROM brainview_decision"
-    " UNION ALL SELECT max(undone_at) FROM brainview_decision"
-    " UNION ALL SELECT max(at) FROM brainview_lifecycle)"
-)
+_STAMPS = {
+    "brainview_decision": ("decided_at", "undone_at"),
+    "brainview_lifecycle": ("at",),
+}
 
 
 def not_before_last(conn: Connection, now: datetime) -> datetime:
     """``now``, or the latest recorded decision/undo/lifecycle time if that is later."""
-    latest = conn.exec_driver_sql(_LATEST).scalar()
+    present = {
+        r[0]
+        for r in conn.exec_driver_sql(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'brainview_%'"
+        )
+    }
+    parts = [
+        f"SELECT max({c}) AS t FROM {t}" for t, cs in _STAMPS.items() if t in present for c in cs
+    ]
+    if not parts:
+        return now
+    latest = conn.exec_driver_sql(f"SELECT max(t) FROM ({' UNION ALL '.join(parts)})").scalar()
     if not latest:
         return now
     floor = fsrs_math.parse_ts(str(latest))
