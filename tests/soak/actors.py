@@ -31,7 +31,7 @@ def curator(root: Path, seed: int, stop: Path) -> dict[str, int]:
     rng = random.Random(seed)
     sent = failed = 0
     end = time.monotonic() + DEADLINE_S
-    while not stop.exists() and time.monotonic() < end and sent < 40:
+    while not stop.exists() and time.monotonic() < end and sent < 25:
         user = sqlite3.connect(root / ".spikuit" / "circuit.db", timeout=10)
         agent = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db", timeout=10)
         try:
@@ -61,7 +61,7 @@ def curator(root: Path, seed: int, stop: Path) -> dict[str, int]:
             code = main(["propose", str(path), "-C", str(root)])
         sent += code == 0
         failed += code != 0
-        time.sleep(rng.uniform(0.2, 0.8))
+        time.sleep(rng.uniform(0.6, 1.6))
     return {"sent": sent, "failed": failed}
 
 
@@ -82,7 +82,7 @@ def plain_sqlite(root: Path, seed: int, stop: Path) -> dict[str, int]:
             finally:
                 conn.close()
         rounds += 1
-        time.sleep(rng.uniform(0.02, 0.15))
+        time.sleep(rng.uniform(0.05, 0.25))
     return {"rounds": rounds}
 
 
@@ -101,7 +101,7 @@ def spikuit(root: Path, seed: int, stop: Path) -> dict[str, int]:
             finally:
                 await circuit.close()
             rounds += 1
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)
         return rounds
 
     return {"rounds": asyncio.run(loop())}

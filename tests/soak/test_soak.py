@@ -28,6 +28,8 @@ from brainview.store.discovery import discover
 from tests.tui_helpers import settle
 
 pytestmark = pytest.mark.slow
+ROUNDS = 1
+"""Each round: accept then ``u`` 1.5 s later, a rejection, a bulk of two and its undo."""
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "BRAINVIEW_NOW": DEMO_NOW.isoformat()}
 
@@ -57,6 +59,7 @@ def status(root: Path, pid: str) -> str:
 
 def start_actors(root: Path, stop: Path) -> list[subprocess.Popen[str]]:
     roles = [("curator", 1), ("curator", 2), ("curator", 3), ("sqlite", 4), ("spikuit", 5)]
+    roles = [r for r in roles if r[0] in os.environ.get("SOAK_ROLES", "curator,sqlite,spikuit")]
     return [
         subprocess.Popen(
             [sys.executable, "-m", "tests.soak.actors", role, str(root), str(seed), str(stop)],
@@ -91,6 +94,13 @@ class Console:
         self.app, self.pilot, self.root = app, pilot, root
         self.actions = 0
         self.checks = 0
+        self.phases: dict[str, float] = {}
+        self._t = time.monotonic()
+
+    def lap(self, name: str) -> None:
+        now = time.monotonic()
+        self.phases[name] = self.phases.get(name, 0.0) + now - self._t
+        self._t = now
 
     @property
     def screen(self) -> Any:
@@ -102,7 +112,7 @@ class Console:
     async def press(self, *keys: str) -> None:
         for key in keys:
             await self.pilot.press(key)
-        await settle(self.pilot, rounds=6)
+        await settle(self.pilot, rounds=4)
         self.actions += 1
 
     async def wait_for(self, cond: Any, what: str, timeout: float = 15.0) -> None:
@@ -149,21 +159,23 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
         async with app.run_test(size=(120, 40)) as pilot:
             c = Console(app, pilot, root)
             await settle(pilot, rounds=8)
-            for round_ in range(3):
+            for round_ in range(ROUNDS):
                 # accept, then u about 1.5 s later with another process reading between keys
                 pid = await c.fresh()
                 await c.press("a")
                 c.agree(pid, "accepted")
                 look(root, "SELECT count(*) FROM spike")
-                await pilot.pause(1.5)
+                await pilot.pause(1.5 if round_ == 0 else 0.3)
                 await c.press("u")
                 await c.wait_for(lambda p=pid: p in c.shown_pending(), f"{pid} pending again")
                 c.agree(pid, "pending")
+                c.lap("accept+u")
                 # reject with a reason
                 pid = await c.fresh()
                 await c.press("r")
-                await c.press(*f"wrong {round_}", "enter")
+                await c.press(*f"no{round_}", "enter")
                 c.agree(pid, "rejected")
+                c.lap("reject")
                 # a bulk of two, then one u undoes the whole bulk
                 for _ in range(2):
                     await c.fresh()
@@ -177,6 +189,7 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
                 await c.wait_for(lambda b=bulk: set(b) <= c.shown_pending(), "bulk pending again")
                 for p in bulk:
                     c.agree(p, "pending")
+                c.lap("bulk+u")
             # invalidate a reflection from its view; another process sees it retired
             rid = info.reflection_ids[7]
             app.push_screen(ReflectionScreen(rid))
@@ -189,15 +202,18 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
             c.checks += 1
             app.pop_screen()
             await settle(pilot)
+            c.lap("invalidate")
             # the queue notices the curators' proposals without a restart
             await c.wait_for(
                 lambda: any(p.startswith("soak-") for p in c.shown_pending()),
                 "a curator's proposal",
             )
+            c.lap("curator seen")
             assert not deleted_brain_fds(), deleted_brain_fds()
     finally:
         stop.touch()
         reports = [a.communicate(timeout=60) for a in actors]
+    c.lap("actors stop")
     for actor, (_out, err) in zip(actors, reports, strict=True):
         assert actor.returncode == 0, err[-2000:]
     done = [json.loads(o.strip().splitlines()[-1]) for o, _ in reports]
@@ -226,7 +242,8 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
             assert n_spikes == n_grades == matched, (dec, n_grades, n_spikes, matched)
         else:
             assert n_spikes == 0, (dec, "undone but its spikes remain")
+    phases = " ".join(f"{k} {v:.1f}s" for k, v in c.phases.items())
     print(
-        f"soak: {len(actors)} other processes {done}, {c.actions} console actions, "
+        f"soak ({phases}): {len(actors)} other processes {done}, {c.actions} console actions, "
         f"{c.checks} cross-process checks, {time.monotonic() - started:.1f} s"
     )
