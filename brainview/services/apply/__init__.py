@@ -19,24 +19,58 @@ Layout (each module small, one job):
 
 from __future__ import annotations
 
+import importlib
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brainview.services.apply.describe import log_summary, preview_lines
-from brainview.services.apply.mode import (
-    MODE_APPLY,
-    MODE_RECORD_ONLY,
-    MODE_UNSUPPORTED,
-    UserBrainApplier,
-    applier_for,
-    apply_mode,
-)
-from brainview.services.apply.plan import ChangesetInfo, EventRow, Plan, RowChange
-from brainview.services.apply.planner import build_plan, context
-from brainview.services.apply.runner import Outcome, open_intents, recover
-from brainview.services.apply.view import UserView
-from brainview.services.project import Project
-from brainview.store.rows import driver
+if TYPE_CHECKING:
+    from brainview.services.apply.describe import log_summary, preview_lines
+    from brainview.services.apply.mode import (
+        MODE_APPLY,
+        MODE_RECORD_ONLY,
+        MODE_UNSUPPORTED,
+        UserBrainApplier,
+        applier_for,
+        apply_mode,
+    )
+    from brainview.services.apply.plan import ChangesetInfo, EventRow, Plan, RowChange
+    from brainview.services.apply.runner import Outcome, open_intents, recover
+    from brainview.services.project import Project
+
+# The package's names are loaded on first use (PEP 562), not when any submodule is
+# imported: an eager ``__init__`` made every ``from brainview.services.apply import
+# hooks`` import the whole package cycle, and two console workers doing that at once
+# could see a half-initialised module ("cannot import name … partially initialized").
+_LAZY = {
+    "log_summary": "describe",
+    "preview_lines": "describe",
+    "MODE_APPLY": "mode",
+    "MODE_RECORD_ONLY": "mode",
+    "MODE_UNSUPPORTED": "mode",
+    "UserBrainApplier": "mode",
+    "applier_for": "mode",
+    "apply_mode": "mode",
+    "ChangesetInfo": "plan",
+    "EventRow": "plan",
+    "Plan": "plan",
+    "RowChange": "plan",
+    "build_plan": "planner",
+    "context": "planner",
+    "Outcome": "runner",
+    "open_intents": "runner",
+    "recover": "runner",
+    "UserView": "view",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MODE_APPLY",
@@ -69,6 +103,10 @@ def plan_for(
     actor: str = "preview",
 ) -> Plan:
     """What accepting this proposal now would change (ConflictError: it cannot)."""
+    from brainview.services.apply.planner import build_plan, context
+    from brainview.services.apply.view import UserView
+    from brainview.store.rows import driver
+
     with project.user.read() as uconn:
         view = UserView(driver(uconn), project.user.era)
         return build_plan(view, kind, params, context(proposal_id, actor, now))
