@@ -197,6 +197,10 @@ async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) ->
             await c.press("x")
             await c.press(*"soak: planted", "enter")
             await c.press("enter")
+            from brainview.tui.widgets.audit_view import AuditView
+
+            trail = app.screen.query_one("#audit", AuditView).trail
+            assert trail is not None and trail.status.state == "invalidated"  # the console says
             retired = look(root, "SELECT retired_at FROM neuron WHERE id=?", rid)[0][0]
             assert retired, "the console invalidated a reflection nobody else can see retired"
             c.checks += 1
