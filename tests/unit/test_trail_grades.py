@@ -159,3 +159,22 @@ def test_undone_grades_are_capped_counted_and_inert(
     assert "\x1b]" not in out and "\x9b" not in out and "\u202e" not in out and "\x00" not in out
     assert "grades (3)" in stripped and "… 2 more" in stripped
     assert "undone by mallory[@click=app.quit]x[/]" in stripped
+
+
+def test_console_audit_view_shows_the_undone_grade_inert(demo: DemoInfo) -> None:
+    from test_hostile_rendering import _AuditHost, assert_inert, run, settle
+
+    rid = fresh_lesson(demo)
+    with project(demo) as p:
+        intake.submit(p, [note("p-r", rid)], now=T[1])
+        res = decide(p, "p-r", "accept", "alice", 2)
+        review.undo(p, res.decision_id, now=T[3], actor="mallory" + HOSTILE)
+
+    async def scenario(pilot: Any, app: Any) -> None:
+        app.push_screen(_AuditHost([rid]))
+        await settle(pilot)
+        view = app.screen.query_one(audit_view.AuditView)
+        assert view.trail is not None and view.trail.undone_grades_total == 1
+        assert_inert(app, "grades (1)", "↶ undone by mallory[@click=app.quit]x[/]")
+
+    run(demo.root, scenario, start="triage")
