@@ -2,8 +2,8 @@
 
 ``list`` pages by id (``--after`` the last id shown); ``inspect`` shows one reflection
 with its card, recent spikes, synapses, ``[user:…]`` references resolved against the
-user brain, every grade it received from a decision, the proposals that consulted or
-retrieved it, and its lifecycle history.
+user brain, every grade it received from a decision (undone ones too, marked), the
+proposals that consulted or retrieved it, and its lifecycle history.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     import argparse
 
 MAX_LIMIT = 1_000
+HISTORY_LINES = 20
+"""Grades from decisions listed by plain ``inspect`` (``--json`` has more)."""
 
 
 def list_(args: argparse.Namespace) -> int:
@@ -114,7 +116,7 @@ def render(data: dict[str, Any]) -> list[str]:
             else "outside brainview"
         )
         out.append(f"    {g['fired_at']}  {g['grade_name']:<6} {why}")
-    out.append(f"  grades from decisions: {len(data['grades'])}")
+    out += _grade_history(data)
     out.append(f"  synapses: {len(data['synapses'])}")
     out += [
         f"    {cell(s['pre'], 24)} -{s['type']}→ {cell(s['post'], 24)} w={s['weight']:.3f}"
@@ -130,5 +132,23 @@ def render(data: dict[str, Any]) -> list[str]:
         out.append(
             f"  {h['at']}  {cell(h['state'], 20)} by {cell(h['actor'], 20)}: "
             f"{cell(h['reason'])}" + (" (undone)" if h.get("undone_at") else "")
+        )
+    return out
+
+
+def _grade_history(data: dict[str, Any]) -> list[str]:
+    """Grades from decisions: how many are live and undone, the latest with their fate."""
+    history = data["grade_history"]
+    undone = data["grade_history_total"] - len(data["grades"])
+    out = [f"  grades from decisions: {len(data['grades'])} live · {undone} undone"]
+    for g in history[-HISTORY_LINES:] if undone else []:
+        fate = (
+            f"undone by {cell(g['undone_by'], 20)} at {cell(g['undone_at'], 32)}"
+            if g["fate"] == "undone"
+            else "live"
+        )
+        out.append(
+            f"    {cell(g['fired_at'], 32)}  {g['grade_name']:<6} {cell(g['verdict'], 8)} of "
+            f"{cell(g['proposal_id'], 30)} by {cell(g['decider'], 20)} · {fate}"
         )
     return out

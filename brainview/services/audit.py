@@ -3,7 +3,8 @@
 Where it came from (written by a rejected proposal's decision, added through Spikuit's
 change log — "imported" —, or already there before anything was recorded), every
 grade it received (with the proposal, verdict and decider behind it; spikes from
-outside brainview too), the STDP weight changes it took part in, merges, every
+outside brainview too; grades an undo took back stay, marked undone — see
+:mod:`brainview.services.audit_grades`), the STDP weight changes it took part in, merges, every
 lifecycle change (who, when, why, which batch, undone or not), the proposals it
 influenced, and every Spikuit event about it.  Read-only; missing brainview tables
 read as empty.
@@ -11,7 +12,7 @@ read as empty.
 Provenance is append-only: the origin is derived from records that are written once
 and never rewritten (the decision row, the first event of Spikuit's change log), and
 challenge, invalidate, reinstate and every undo only *add* entries (lifecycle rows,
-changesets) — so none of them can change where a reflection came from.
+changesets, undone grades) — so none of them can change where a reflection came from.
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from brainview.core.grading import GRADE_NAMES
 from brainview.errors import NotFoundError
 from brainview.services import blast, lifecycle
+from brainview.services.audit_grades import (
+    UNDONE_LIMIT,
+    GradeEntry,
+    live_grades,
+    merged,
+    taken_back,
+)
 from brainview.services.project import Project
 from brainview.store.changelog import LoggedEvent, first_event, neuron_events
 from brainview.store.effects import logged_effects
@@ -45,26 +52,6 @@ class Origin:
     proposal_kind: str | None = None
     proposal_summary: str | None = None
     reason: str | None = None
-
-
-@dataclass(frozen=True)
-class GradeEntry:
-    """One spike of the reflection, with the decision behind it when brainview fired it."""
-
-    fired_at: str
-    grade: int
-    grade_name: str
-    spike_id: int
-    session_id: str | None
-    via: str
-    """``brainview`` (a decision graded it) or ``outside`` (Spikuit or another tool)."""
-    decision_id: str | None = None
-    proposal_id: str | None = None
-    proposal_kind: str | None = None
-    proposal_summary: str | None = None
-    stance: str | None = None
-    verdict: str | None = None
-    decider: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,12 +104,27 @@ class AuditTrail:
     status: lifecycle.Status
     origin: Origin
     grades: list[GradeEntry] = field(default_factory=list)
+    """Its spikes now, oldest first (``fate`` ``live``)."""
+    undone_grades: list[GradeEntry] = field(default_factory=list)
+    """Grades undone decisions had fired into it (``fate`` ``undone``), oldest first; at
+    most the ``undone_limit`` asked for."""
+    undone_grades_total: int = 0
+    """How many undone grades there are in all (more than listed when capped)."""
     weight_changes: list[WeightChange] = field(default_factory=list)
     merges: list[MergeEntry] = field(default_factory=list)
     lifecycle: list[LifecycleEntry] = field(default_factory=list)
     influenced: list[blast.ProposalHit] = field(default_factory=list)
     changelog: list[LoggedEvent] = field(default_factory=list)
     """Every Spikuit event about the reflection, oldest first (append-only)."""
+
+    def grade_history(self) -> list[GradeEntry]:
+        """Every grade ever fired into it, live and undone, in the order fired."""
+        return merged(self.grades, self.undone_grades)
+
+    @property
+    def grade_history_total(self) -> int:
+        """How many grades :meth:`grade_history` would list uncapped."""
+        return len(self.grades) + self.undone_grades_total
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (``brainview reflect inspect ID --json``)."""
@@ -134,13 +136,15 @@ class AuditTrail:
         return json.dumps(self.to_dict(), ensure_ascii=True, indent=2)
 
 
-def trail(project: Project, rid: str) -> AuditTrail:
-    """Read the whole audit trail of ``rid`` (NotFoundError when it does not exist)."""
+def trail(project: Project, rid: str, *, undone_limit: int = UNDONE_LIMIT) -> AuditTrail:
+    """Read the whole audit trail of ``rid`` (NotFoundError when it does not exist);
+    at most ``undone_limit`` undone grades are read (all are counted)."""
     agent = project.require_agent()
     with agent.read() as conn:
         row = neuron(conn, agent.era, rid)
         if row is None:
             raise NotFoundError(f"no reflection {rid!r} in the agent brain")
+        undone, undone_total = taken_back(conn, rid, undone_limit)
         return AuditTrail(
             reflection_id=rid,
             content=row.content or "",
@@ -150,7 +154,9 @@ def trail(project: Project, rid: str) -> AuditTrail:
             retired_at=row.retired_at,
             status=lifecycle.statuses(conn, agent.era, [rid])[rid],
             origin=_origin(conn, agent.era, rid, row.created_at),
-            grades=_grades(conn, rid),
+            grades=live_grades(conn, rid),
+            undone_grades=undone,
+            undone_grades_total=undone_total,
             weight_changes=_weights(conn, rid),
             merges=_merges(conn, agent.era, rid),
             lifecycle=_lifecycle(conn, rid),
@@ -182,37 +188,6 @@ def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
             _op, at, actor, actor_kind, tag = hit
             return Origin("imported", at, f"{actor} ({actor_kind})", reason=f"changeset {tag}")
     return Origin("pre-existing", created_at)
-
-
-def _grades(conn: Connection, rid: str) -> list[GradeEntry]:
-    spikes = conn.execute(
-        text(
-            "SELECT id, grade, fired_at, session_id FROM spike WHERE neuron_id = :r "
-            "ORDER BY fired_at, id"
-        ),
-        {"r": rid},
-    ).fetchall()
-    behind: dict[int, tuple[Any, ...]] = {}
-    if table_exists(conn, "brainview_grade"):
-        for row in conn.execute(
-            text(
-                "SELECT g.spike_id, g.decision_id, d.proposal_id, p.kind, p.summary, g.stance, "
-                "d.verdict, d.decider FROM brainview_grade g "
-                "JOIN brainview_decision d ON d.id = g.decision_id "
-                "LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
-                "WHERE g.reflection_id = :r"
-            ),
-            {"r": rid},
-        ):
-            behind[int(row[0])] = tuple(row[1:])
-    out = []
-    for sid, grade, fired_at, session in spikes:
-        extra = behind.get(int(sid))
-        via = "brainview" if extra else "outside"
-        name = GRADE_NAMES.get(int(grade), str(grade))
-        base = (str(fired_at), int(grade), name, int(sid), session, via)
-        out.append(GradeEntry(*base, *(extra or ())))
-    return out
 
 
 def _weights(conn: Connection, rid: str) -> list[WeightChange]:

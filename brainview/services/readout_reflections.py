@@ -199,7 +199,8 @@ def iter_reflections(
 def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 50) -> dict:
     """Everything about one reflection: its row and card, R now, synapses, ``[user:…]``
     refs resolved, and its audit trail (:func:`brainview.services.audit.trail`): origin,
-    every spike with the decision behind it, weight changes, merges, lifecycle history
+    every spike with the decision behind it, every grade a decision fired into it (undone
+    ones marked; capped, with the total), weight changes, merges, lifecycle history
     and the proposals it influenced."""
     agent = project.require_agent()
     with agent.read() as conn:
@@ -209,7 +210,8 @@ def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 5
         base = rows_as_dicts(conn, agent.era, [row], now)[0]
         info = card_of(conn, agent.era, reflection_id)
         syn = synapses_of(conn, agent.era, reflection_id, live_only=False)
-    trail = audit.trail(project, reflection_id).to_dict()
+    full = audit.trail(project, reflection_id)
+    trail = full.to_dict()
     refs = resolve(project, row.content)
     base["card"] = None
     if info is not None:
@@ -220,6 +222,9 @@ def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 5
     every = trail["grades"]
     base["recent_spikes"] = every[-spikes:] if spikes > 0 else []
     base["grades"] = [g for g in every if g["via"] == "brainview"]
+    # Every grade a decision ever fired into it, undone ones too (marked), oldest first.
+    base["grade_history"] = [asdict(g) for g in full.grade_history() if g.via == "brainview"]
+    base["grade_history_total"] = len(base["grades"]) + full.undone_grades_total
     base["synapses"] = [asdict(s) for s in syn]
     base["refs"] = [asdict(r) for r in refs]
     for key in ("origin", "weight_changes", "merges", "influenced", "changelog"):

@@ -191,12 +191,18 @@ def stored_effects(conn: Connection, decision_id: str) -> list[Effect]:
     return out
 
 
+def mention_pattern(mention: str) -> str:
+    """A ``LIKE … ESCAPE '\\'`` pattern matching stored JSON text that holds the string
+    value ``mention`` (quoted, so ``r-1`` does not match ``r-10``)."""
+    like = encode(mention).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{like}%"
+
+
 def logged_effects(conn: Connection, tbl: str, mention: str) -> list[tuple[str, str, Effect]]:
     """``(decision_id, decided_at, effect)`` for the effects on ``tbl`` of decisions not
     undone, oldest decision first, in recorded order — of the stored rows whose text
     holds the value ``mention`` (e.g. a neuron id): a superset, check each key."""
-    like = encode(mention).replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = f"%{like}%"
+    pattern = mention_pattern(mention)
     rows = driver(conn).execute(
         "SELECT e.decision_id, d.decided_at, e.tbl, e.op, e.key_json, e.before_json, "
         "e.after_json FROM brainview_effect e JOIN brainview_decision d "

@@ -2,8 +2,9 @@
 
 :class:`AuditView` loads its trail itself in a thread worker (set ``reflection_id``) and
 renders it with :func:`render_trail`; every string from the brain is shown inert
-through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a count;
-``brainview reflect inspect ID --json`` has everything.
+through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a count
+(grades an undo took back are read capped, and shown struck, "undone by …");
+``brainview reflect inspect ID --json`` has more.
 """
 
 from __future__ import annotations
@@ -30,13 +31,17 @@ def _when(ts: str | None) -> str:
     return one_line((ts or "")[:16].replace("T", " "), 16)
 
 
-def _section(title: str, rows: list[Text], empty: str) -> list[RenderableType]:
-    out: list[RenderableType] = [Text(f"\n{title} ({len(rows)})", style="bold underline")]
+def _section(
+    title: str, rows: list[Text], empty: str, total: int | None = None
+) -> list[RenderableType]:
+    """``total``: how many there are when ``rows`` were read capped."""
+    count = max(len(rows), total or 0)
+    out: list[RenderableType] = [Text(f"\n{title} ({count})", style="bold underline")]
     if not rows:
         out.append(Text(f"  {empty}", style="dim italic"))
     out += rows[:MAX_ROWS]
-    if len(rows) > MAX_ROWS:
-        out.append(Text(f"  … {len(rows) - MAX_ROWS} more (reflect inspect --json)", style="dim"))
+    if count > MAX_ROWS:
+        out.append(Text(f"  … {count - MAX_ROWS} more (reflect inspect --json)", style="dim"))
     return out
 
 
@@ -65,16 +70,25 @@ def _origin(t: AuditTrail) -> Text:
 
 
 def _grades(t: AuditTrail) -> list[Text]:
+    """Every grade ever fired, in order; one an undo took back is struck and says who
+    undid it (it is no longer in the brain, but stays in the trail)."""
     rows = []
-    for g in t.grades:
-        line = Text.assemble(_when(g.fired_at), "  ", (GRADE_MARK.get(g.grade, "?"), "bold"), "  ")
+    for g in t.grade_history()[:MAX_ROWS]:
+        undone = g.fate == "undone"
+        mark = (GRADE_MARK.get(g.grade, "?"), "bold strike" if undone else "bold")
+        line = Text.assemble(_when(g.fired_at), "  ", mark, "  ")
         if g.via == "brainview":
             line.append(
                 f"{one_line(g.proposal_id, 32)} ({one_line(g.proposal_kind, 16)}) "
-                f"{one_line(g.verdict, 8)} by {one_line(g.decider, 32)} · {one_line(g.stance, 9)}"
+                f"{one_line(g.verdict, 8)} by {one_line(g.decider, 32)} · {one_line(g.stance, 9)}",
+                "strike dim" if undone else "",
             )
         else:
             line.append(f"outside brainview · session {one_line(g.session_id, 32) or '—'}", "dim")
+        if undone:
+            line.append(
+                f"  ↶ undone by {one_line(g.undone_by, 32) or '?'} {_when(g.undone_at)}", "italic"
+            )
         rows.append(line)
     return rows
 
@@ -136,7 +150,7 @@ def render_trail(t: AuditTrail, *, show_content: bool = False) -> RenderableType
     if show_content:
         parts.append(safe_text(t.content, limit=1_500))
     parts += [Text("\norigin", style="bold underline"), _origin(t)]
-    parts += _section("grades", _grades(t), "never graded")
+    parts += _section("grades", _grades(t), "never graded", t.grade_history_total)
     parts += _section("STDP and links", _weights(t), "no weight changes recorded")
     merges = [
         Text(f"{_when(m.at)}  {m.role.replace('_', ' ')} {one_line(m.other, 40)}") for m in t.merges
@@ -196,7 +210,7 @@ class AuditView(Static):
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
-                self.post_message(self.Loaded(trail(project, rid)))
+                self.post_message(self.Loaded(trail(project, rid, undone_limit=MAX_ROWS)))
         except Exception as err:  # noqa: BLE001 - shown in the widget
             self.post_message(self.Failed(rid, one_line(str(err), 200)))
 

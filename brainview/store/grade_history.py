@@ -1,0 +1,97 @@
+"""Grades a decision fired into a reflection and an undo took back, read from history.
+
+An exact undo deletes the decision's ``brainview_grade`` (and ``spike``) rows, so the
+live tables no longer know the grade was ever fired.  History does: the decision row
+stays with ``undone_at`` / ``undone_by`` and its ``brainview_effect`` rows keep the
+after-image of every ``brainview_grade`` row it inserted.  This module reads those
+images back (read-only, bounded) so the audit trail only ever grows
+(:mod:`brainview.services.audit`).
+
+Candidates are narrowed by index: the proposals that consulted the reflection
+(``ix_bv_consult_refl``), their decisions (``ix_bv_decision_prop``), their effect rows
+(primary key); then the stored JSON must mention the reflection id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from brainview.errors import UnknownSchemaError
+from brainview.store.effect_codec import mention_pattern, unpack
+from brainview.store.readmodel import table_exists
+from brainview.store.rows import driver
+
+_TABLES = ("brainview_decision", "brainview_effect", "brainview_consult")
+
+_FROM = "FROM brainview_decision d JOIN brainview_effect e ON e.decision_id = d.id "
+_WHERE = (
+    "WHERE d.proposal_id IN (SELECT proposal_id FROM brainview_consult "
+    "WHERE reflection_id = ?) AND d.undone_at IS NOT NULL AND e.tbl = 'brainview_grade' "
+    "AND (e.after_json LIKE ? ESCAPE '\\' OR e.key_json LIKE ? ESCAPE '\\')"
+)
+
+_DAMAGE = (ValueError, KeyError, IndexError, TypeError, AttributeError, AssertionError,
+           UnknownSchemaError)  # fmt: skip
+"""What a hand-edited, truncated or newer effect row can raise (such a row is skipped:
+the trail is for reading, undo reports the damage)."""
+
+
+@dataclass(frozen=True)
+class UndoneGrade:
+    """One grade an undone decision had fired into the reflection."""
+
+    fired_at: str
+    grade: int
+    spike_id: int | None
+    """The spike the undo removed (its id may since belong to another spike)."""
+    stance: str
+    decision_id: str
+    proposal_id: str
+    proposal_kind: str | None
+    proposal_summary: str | None
+    verdict: str
+    decider: str
+    undone_at: str
+    undone_by: str | None
+
+
+def undone_grades(conn: Connection, rid: str, *, limit: int) -> tuple[list[UndoneGrade], int]:
+    """The first ``limit`` grades undone decisions fired into ``rid`` (oldest decision
+    first) and how many there are in all; ``([], 0)`` without brainview's tables."""
+    if limit < 0 or not all(table_exists(conn, t) for t in _TABLES):
+        return [], 0
+    pattern = mention_pattern(rid)
+    args = (rid, pattern, pattern)
+    raw = driver(conn)
+    total = raw.execute(f"SELECT COUNT(DISTINCT d.id) {_FROM}{_WHERE}", args).fetchone()[0]
+    if not total or limit == 0:
+        return [], int(total or 0)
+    rows = raw.execute(
+        "SELECT d.id, d.proposal_id, p.kind, p.summary, d.verdict, d.decider, d.undone_at, "
+        "d.undone_by, e.tbl, e.op, e.key_json, e.before_json, e.after_json "
+        f"{_FROM}LEFT JOIN brainview_proposal p ON p.id = d.proposal_id {_WHERE} "
+        "ORDER BY d.decided_at, d.id, e.seq LIMIT ?",
+        (*args, limit),
+    ).fetchall()
+    out: list[UndoneGrade] = []
+    for did, pid, kind, summary, verdict, decider, undone_at, undone_by, *stored in rows:
+        try:
+            effects = unpack(*stored)
+        except _DAMAGE:
+            continue
+        for e in effects:
+            row = e.after
+            if e.op != "insert" or row is None or row.get("reflection_id") != rid:
+                continue
+            spike = row.get("spike_id")
+            out.append(
+                UndoneGrade(
+                    str(row["fired_at"]), int(row["grade"]),
+                    None if spike is None else int(spike), str(row["stance"]), str(did),
+                    str(pid), kind, summary, str(verdict), str(decider), str(undone_at),
+                    undone_by,
+                )
+            )  # fmt: skip
+    return out, int(total)
