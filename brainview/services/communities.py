@@ -18,6 +18,7 @@ from datetime import datetime
 import numpy as np
 
 from brainview.core import clustering, fsrs_math
+from brainview.services import lifecycle
 from brainview.services.community_cache import (
     current_fingerprint,
     ensure_partition,
@@ -174,17 +175,24 @@ class MemberRow:
     strong: int
     miss: int
     spikuit: int | None
+    state: str = "live"
+    """Lifecycle state when read (:mod:`brainview.services.lifecycle`): ``live``,
+    ``challenged``, ``invalidated`` or ``retired``."""
 
 
 def member_rows(
     project: Project, data: CommunityData, number: int, *, limit: int = 500
 ) -> tuple[list[MemberRow], int]:
-    """Members, weakest first (never reviewed, then R now ascending, then id)."""
+    """Members, weakest first (never reviewed, then R now ascending, then id), with
+    their lifecycle state now."""
     idx = data.members(number)
     key = np.where(data.reviewed[idx], data.r_now[idx], -1.0)
     order = idx[np.lexsort((idx, key))][:limit]
-    with project.require_agent().read() as conn:
-        names = titles(project, conn, [data.ids[k] for k in order])
+    agent = project.require_agent()
+    shown = [data.ids[k] for k in order]
+    with agent.read() as conn:
+        names = titles(project, conn, shown)
+        states = lifecycle.statuses(conn, agent.era, shown)
     rows = [
         MemberRow(
             id=data.ids[k],
@@ -195,6 +203,7 @@ def member_rows(
             strong=int(data.strong[k]),
             miss=int(data.miss[k]),
             spikuit=int(data.spikuit[k]) if data.spikuit[k] >= 0 else None,
+            state=states[data.ids[k]].state if data.ids[k] in states else lifecycle.MISSING,
         )
         for k in order
     ]

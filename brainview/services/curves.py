@@ -21,7 +21,7 @@ from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
-from brainview.services import community_cache
+from brainview.services import community_cache, lifecycle
 from brainview.services.project import Project
 from brainview.services.refs import resolve
 from brainview.store import bv_schema_communities as bvc
@@ -141,6 +141,8 @@ class FadingRow:
     decision: str | None
     """Standing decision: ``rescue``, ``let_go`` or ``None``."""
     decision_id: int | None
+    state: str = "live"
+    """Lifecycle state when read: ``live`` or ``challenged`` (retired ones are not listed)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def fading(
         picked = [ids[k] for k in order[:limit]]
         names = titles(project, conn, picked)
         standing = bvc.standing_fading(conn, picked)
+        states = lifecycle.statuses(conn, agent.era, picked)
     r_now = fsrs_math.retrievability(stab, last, now)
     out = []
     for k in order[:limit]:
@@ -191,6 +194,7 @@ def fading(
                 float(cross[k]),
                 dec.action if dec else None,
                 dec.id if dec else None,
+                states[rid].state if rid in states else lifecycle.MISSING,
             )
         )
     below = int((reviewed & (cross <= 0)).sum())

@@ -7,7 +7,8 @@ changed it (this console, ``brainview reflect``, another process).  The queue sh
 ``⚠`` for it and the console asks before accepting it.
 
 :func:`lifecycle_mark` is the cheap fingerprint the console polls to notice lifecycle
-changes made by any process.
+changes made by any process; :func:`states_now` re-reads the states a screen shows
+once it moved.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from brainview.store.rows import driver, select_in
 
 Leans = tuple[tuple[str, str], ...]
 """``(reflection_id, state)`` of the consulted reflections that are not live."""
-MISSING = "missing"
+MISSING = lifecycle.MISSING
 
 
 def leaning(conn: Connection, era: Era, proposal_ids: Sequence[str]) -> dict[str, Leans]:
@@ -91,7 +92,23 @@ def lifecycle_mark(project: Project) -> int:
     if project.agent is None:
         return 0
     with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_lifecycle_batch"):
-            return 0
-        row = driver(conn).execute("SELECT COALESCE(MAX(rowid), 0) FROM brainview_lifecycle_batch")
-        return int(row.fetchone()[0])
+        return _mark(conn)
+
+
+def states_now(project: Project, ids: Sequence[str]) -> tuple[int, dict[str, str]]:
+    """:func:`lifecycle_mark` and the lifecycle state of each of ``ids``, from one read
+    (a constant number of queries per 400 ids; an id gone from the brain is ``missing``)."""
+    if project.agent is None or not ids:
+        return lifecycle_mark(project), {}
+    agent = project.agent
+    with agent.read() as conn:
+        mark = _mark(conn)
+        found = lifecycle.statuses(conn, agent.era, list(dict.fromkeys(ids)))
+    return mark, {rid: found[rid].state if rid in found else MISSING for rid in ids}
+
+
+def _mark(conn: Connection) -> int:
+    if not table_exists(conn, "brainview_lifecycle_batch"):
+        return 0
+    row = driver(conn).execute("SELECT COALESCE(MAX(rowid), 0) FROM brainview_lifecycle_batch")
+    return int(row.fetchone()[0])

@@ -43,6 +43,8 @@ from brainview.store.lifecycle_rows import (
 from brainview.store.readmodel import neurons_by_ids, table_exists
 
 LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
+MISSING = "missing"
+"""What a screen shows for a reflection that is no longer in the brain at all."""
 TARGET = {"challenge": CHALLENGED, "invalidate": INVALIDATED, "reinstate": LIVE}
 """Verb → the state it leads to."""
 MARK = {

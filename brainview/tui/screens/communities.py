@@ -29,6 +29,7 @@ from brainview.tui.screens.communities_messages import (
     CommunitiesLoaded,
     FadingLoaded,
 )
+from brainview.tui.screens.communities_states import MemberStates
 from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
 from brainview.tui.widgets.community_view import (
     FADING_COLUMNS,
@@ -43,6 +44,7 @@ from brainview.tui.widgets.community_view import (
     members_title,
 )
 from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
+from brainview.tui.widgets.lifecycle_watch import LifecycleWatch
 
 if TYPE_CHECKING:
     from brainview.services.clustering_runner import ClusteringJob
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
 SORT_NAMES = {"size": "size", "fading": "weakest mean R", "misses": "most misses"}
 
 
-class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
+class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[None]):
     """Families of lessons: size, skills, R now, acceptance, policy; and what is fading.
 
     | Key | Action |
@@ -129,13 +131,16 @@ class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
             with TabPane("Fading", id="fading-tab"):
                 yield Static("", id="fading-title")
                 yield DataTable(id="fading", cursor_type="row", zebra_stripes=True)
+        yield LifecycleWatch(id="lifecycle-watch")
         yield Footer()
 
     def on_screen_resume(self) -> None:
         """Back from triage (a prune or a policy may have been accepted) or another
-        screen: read again, but only if decisions changed since the last read."""
+        screen: read again, but only if decisions changed since the last read; and show
+        lifecycle changes made meanwhile now, not at the next tick."""
         if getattr(self, "_seen", None) is not None:
             self.check_changed()
+        self.query_one(LifecycleWatch).check()
 
     @work(thread=True, exclusive=True, group="communities-check")
     def check_changed(self) -> None:
@@ -274,27 +279,31 @@ class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
     def load_cluster(self, data: CommunityData, number: int) -> None:
         """Members and curves of one community (thread)."""
         from brainview.services.communities import cluster_curves, member_rows
+        from brainview.services.flags import lifecycle_mark
 
         now = self.app.now()  # type: ignore[attr-defined]
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
+                mark = lifecycle_mark(project)  # first: a later change is noticed again
                 members, total = member_rows(project, data, number)
             curves = cluster_curves(data, number, now, threshold=self.threshold)
         except Exception as err:  # noqa: BLE001
             self.post_message(CommunitiesFailed("members", one_line(str(err), 200)))
             return
-        self.post_message(ClusterLoaded(number, members, total, curves))
+        self.post_message(ClusterLoaded(number, members, total, curves, mark))
 
     @work(thread=True, exclusive=True, group="communities-fading")
     def load_fading(self) -> None:
         """The fading list (thread)."""
         from brainview.services.curves import fading
+        from brainview.services.flags import lifecycle_mark
 
         cfg = self.app.config.reflections  # type: ignore[attr-defined]
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
                 if project.agent is None:
                     return
+                mark = lifecycle_mark(project)  # first: a later change is noticed again
                 result = fading(
                     project,
                     self.app.now(),  # type: ignore[attr-defined]
@@ -304,7 +313,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
         except Exception as err:  # noqa: BLE001
             self.post_message(CommunitiesFailed("fading list", one_line(str(err), 200)))
             return
-        self.post_message(FadingLoaded(result))
+        self.post_message(FadingLoaded(result, mark))
 
     # -- showing -----------------------------------------------------------------------
 
@@ -378,6 +387,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
         if message.number != self.number:
             return
         self.members, self.member_total = message.members, message.total
+        self.query_one(LifecycleWatch).note(message.mark, "members")
         self._fill_members()
         row = next((r for r in self.rows if r.number == message.number), None)
         self.query_one("#members-title", Static).update(
@@ -403,6 +413,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, Screen[None]):
     @on(FadingLoaded)
     def show_fading(self, message: FadingLoaded) -> None:
         self.fading = message.fading
+        self.query_one(LifecycleWatch).note(message.mark, "fading")
         self._fill_fading()
         self.query_one("#fading-title", Static).update(fading_title(message.fading))
         self.refresh_bindings()

@@ -55,6 +55,8 @@ class ClusterLoaded(Message):
     members: list[MemberRow]
     total: int
     curves: ClusterCurves
+    mark: int = 0
+    """The lifecycle fingerprint read before the members' states."""
 
 
 @dataclass
@@ -62,6 +64,18 @@ class FadingLoaded(Message):
     """The fading list is ready."""
 
     fading: FadingList
+    mark: int = 0
+    """The lifecycle fingerprint read before the rows' states."""
+
+
+@dataclass
+class MemberStatesLoaded(Message):
+    """Lifecycle states read again for the reflections on screen (after another process,
+    or this console, challenged, invalidated or reinstated some)."""
+
+    mark: int
+    states: dict[str, str]
+    """Reflection id → state now (ids gone from the brain read as ``retired``)."""
 
 
 @dataclass

@@ -179,7 +179,9 @@ class ConsolidateScreen(ModalScreen[tuple[int, str] | None]):
         from brainview.services.curves import titles
 
         try:
-            with app.open_project(write_agent=True) as project:
+            # Planning reads (the partition is cached outside the brains): a read-only
+            # project; only queueing the plan opens the agent brain for writing.
+            with app.open_project() as project:
                 plan = consolidate.plan(
                     project, now=app.now(), settings=settings, progress=progress
                 )

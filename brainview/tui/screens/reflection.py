@@ -3,7 +3,9 @@ stability history replayed with py-fsrs, and the forgetting-curve forecast.
 
 Another part of the app mounts the audit trail and the lifecycle actions into the
 ``#reflection-audit`` container through :meth:`ReflectionScreen.mount_audit`; until
-then that container stays hidden.
+then that container stays hidden.  A :class:`LifecycleWatch` notices the reflection
+challenged, invalidated or reinstated by any process (``brainview reflect`` in a shell,
+another console): the card and the audit trail are read again, the scroll stays.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from brainview.tui.app import STYLES
 from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
 from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
+from brainview.tui.widgets.lifecycle_watch import LifecycleWatch
 from brainview.tui.widgets.reflection_view import render_card, render_content, render_refs
 
 if TYPE_CHECKING:
@@ -37,6 +40,8 @@ class ReflectionLoaded(Message):
     """One reflection's detail is ready."""
 
     detail: ReflectionDetail
+    mark: int
+    """The lifecycle fingerprint read just before the detail."""
 
 
 @dataclass
@@ -84,6 +89,7 @@ class ReflectionScreen(LifecycleActions, Screen[None]):
                 yield Static("", id="reflection-card")
                 yield StabilityPlot(id="stability-plot")
                 yield ForecastPlot(id="forecast-plot")
+        yield LifecycleWatch(id="lifecycle-watch")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -121,6 +127,20 @@ class ReflectionScreen(LifecycleActions, Screen[None]):
         self.action_reload()
         self.query_one("#audit", AuditView).reload()
 
+    @on(LifecycleWatch.Moved)
+    def _lifecycle_moved(self, _message: LifecycleWatch.Moved) -> None:
+        """Some process changed a reflection's state: this one's card and trail may be
+        out of date (one reflection's reads; the scroll position stays)."""
+        self.lifecycle_done(None)
+
+    @on(AuditView.Loaded)
+    def _audit_loaded(self, message: AuditView.Loaded) -> None:
+        self.query_one(LifecycleWatch).note(message.mark, "audit")
+
+    def on_screen_resume(self) -> None:
+        # Back from another screen: a change made meanwhile shows now, not at the next tick.
+        self.query_one(LifecycleWatch).check()
+
     # -- loading and showing ----------------------------------------------------------
 
     def action_reload(self) -> None:
@@ -131,9 +151,11 @@ class ReflectionScreen(LifecycleActions, Screen[None]):
     def load(self, reflection_id: str) -> None:
         """Card, replayed history, forecast and references (thread)."""
         from brainview.services.curves import reflection_detail
+        from brainview.services.flags import lifecycle_mark
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
+                mark = lifecycle_mark(project)  # first: a later change is noticed again
                 detail = reflection_detail(
                     project,
                     reflection_id,
@@ -143,11 +165,12 @@ class ReflectionScreen(LifecycleActions, Screen[None]):
         except Exception as err:  # noqa: BLE001 - shown in the UI
             self.post_message(ReflectionFailed(one_line(str(err), 200)))
             return
-        self.post_message(ReflectionLoaded(detail))
+        self.post_message(ReflectionLoaded(detail, mark))
 
     @on(ReflectionLoaded)
     def show(self, message: ReflectionLoaded) -> None:
         d = self.detail = message.detail
+        self.query_one(LifecycleWatch).note(message.mark, "detail")
         self.sub_title = one_line(d.neuron.id, 60)
         self._show_text()
         self.query_one("#reflection-refs", Static).update(render_refs(d.refs))

@@ -182,6 +182,9 @@ class AuditView(Static):
         """A trail was read."""
 
         trail: AuditTrail
+        mark: int = 0
+        """The lifecycle fingerprint read just before the trail
+        (:func:`brainview.services.flags.lifecycle_mark`)."""
 
     @dataclass
     class Failed(Message):
@@ -207,10 +210,12 @@ class AuditView(Static):
     @work(thread=True, exclusive=True, group="audit-view")
     def _load(self, rid: str) -> None:
         from brainview.services.audit import trail
+        from brainview.services.flags import lifecycle_mark
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
-                self.post_message(self.Loaded(trail(project, rid, undone_limit=MAX_ROWS)))
+                mark = lifecycle_mark(project)
+                self.post_message(self.Loaded(trail(project, rid, undone_limit=MAX_ROWS), mark))
         except Exception as err:  # noqa: BLE001 - shown in the widget
             self.post_message(self.Failed(rid, one_line(str(err), 200)))
 

@@ -2,7 +2,8 @@
 
 Every string from the brain goes through :mod:`brainview.core.safe_text` into ``Text``
 objects (``DataTable`` parses plain strings as markup). Meaning never by colour alone:
-✓ strong / ✗ miss, ⛨ kept / ↓ let go, ⚠ below threshold.
+✓ strong / ✗ miss, ⛨ kept / ↓ let go, ⚠ below threshold; a reflection that is not live
+has its state before its title (⚠ challenged, ⊘ invalidated, ⊘ retired).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from brainview.core.safe_text import one_line
+from brainview.tui.widgets.suspicion import state_mark
 
 if TYPE_CHECKING:
     from brainview.services.communities import CommunityData, CommunityRow, MemberRow
@@ -97,10 +99,18 @@ def cluster_cells(row: CommunityRow, *, with_spikuit: bool = False) -> tuple[Tex
     return (*cells, Text(one_line(spikuit, 8))) if with_spikuit else cells
 
 
+def title_cell(title: str, state: str) -> Text:
+    """A reflection's title, its lifecycle state first when it is not live."""
+    cell, mark = Text(), state_mark(state)
+    if mark.plain:
+        cell.append_text(mark).append(" ")
+    return cell.append(one_line(title, 120))
+
+
 def member_cells(row: MemberRow) -> tuple[Text, ...]:
     """One member of the selected community."""
     return (
-        Text(one_line(row.title, 120)),
+        title_cell(row.title, row.state),
         Text(one_line(row.skill, 7)),
         _r(row.r_now),
         Text("—" if row.stability is None else f"{row.stability:.1f}", justify="right"),
@@ -115,7 +125,7 @@ def fading_cells(row: FadingRow) -> tuple[Text, ...]:
         _r(row.r_now),
         Text(f"{row.stability:.1f}", justify="right"),
         Text(one_line(row.skill, 7)),
-        Text(one_line(row.title, 120)),
+        title_cell(row.title, row.state),
         Text(DECISION_MARK.get(row.decision or "", ""), style="bold"),
     )
 
