@@ -140,9 +140,8 @@ async def test_console_survives_disk_full(demo, disk_full) -> None:  # type: ign
         assert [rows_digest(db) for db in brains(root)] == before
         disk_full[0] = False
         app._projects.clear()  # a fresh connection without the simulated limit
-        screen = app.screen
-        screen.query_one("#queue").move_cursor(row=[r.id for r in screen.rows].index(pid))
-        await settle(pilot)
+        # the refused proposal is back under the cursor: the next key acts on it
+        assert app.screen.current_id == pid
         await pilot.press("r")
         await settle(pilot)
         await pilot.press(*"not this", "enter")
@@ -282,3 +281,28 @@ def test_clock_moving_backwards_never_stamps_a_decision_in_the_past(demo) -> Non
     out = cli("proposals", "undo", "--last", "-C", str(root), "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["proposal_id"] == second  # the later decision, not the first
+
+
+async def test_a_refused_bulk_comes_back_marked(demo, disk_full) -> None:  # type: ignore[no-untyped-def]
+    from brainview.tui.app import make_app
+    from brainview.tui.clock import frozen
+
+    root, _ = demo
+    app = spy(make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        fresh = [r.id for r in screen.rows if r.stale is None and r.suspicion is None][:2]
+        for pid in fresh:
+            await _select(pilot, pid)
+            await pilot.press("space")
+        await settle(pilot)
+        assert screen.marked == set(fresh)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press(*"no", "enter")
+        text = await said(pilot, "disk full")
+        assert "disk full" in text, text
+        await settle(pilot, rounds=6)
+        assert app.screen.marked == set(fresh), "a refused bulk must come back as it was"
+        assert app.screen.current_id == fresh[0]

@@ -243,7 +243,7 @@ class TriageDecisions:
                     policy_text=policy_text,
                 )
         except Exception as err:  # noqa: BLE001 - shown to the user
-            self.post_message(ActionFailed(one_line(str(err), 200)))
+            self.post_message(ActionFailed(one_line(str(err), 200), tuple(ids)))
         finally:
             self.busy = False
         if results:
@@ -269,4 +269,6 @@ class TriageDecisions:
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.notify(message.text, title="Refused", severity="error", markup=False)
-        self.reload(self.current_id)
+        if len(message.ids) > 1:
+            self.marked |= set(message.ids)  # a refused bulk stays marked, as it was
+        self.reload(message.ids[0] if message.ids else self.current_id)

@@ -75,6 +75,10 @@ class UndoPersisted(Message):
 
 @dataclass
 class ActionFailed(Message):
-    """A decision or undo was refused; ``text`` is one line."""
+    """A decision or undo was refused; ``text`` is one line.
+
+    ``ids`` are the proposals a refused decision named: they come back under the cursor
+    (and marked again, for a bulk), so the next key acts on them, not on a neighbour."""
 
     text: str
+    ids: tuple[str, ...] = ()
