@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 from brainview.services import lifecycle
 from brainview.services.blast import decode_suspicion, describe_flag
 from brainview.services.project import Project
+from brainview.store.changelog import lifecycle_fingerprint
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver, select_in
@@ -108,7 +109,4 @@ def states_now(project: Project, ids: Sequence[str]) -> tuple[int, dict[str, str
 
 
 def _mark(conn: Connection) -> int:
-    if not table_exists(conn, "brainview_lifecycle_batch"):
-        return 0
-    row = driver(conn).execute("SELECT COALESCE(MAX(rowid), 0) FROM brainview_lifecycle_batch")
-    return int(row.fetchone()[0])
+    return lifecycle_fingerprint(conn)

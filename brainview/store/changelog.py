@@ -64,3 +64,26 @@ def neuron_events(conn: Connection, neuron_id: str) -> list[LoggedEvent]:
         {"r": neuron_id},
     )
     return [LoggedEvent(str(at), str(op), str(cs), *rest) for at, op, cs, *rest in rows]
+
+
+def lifecycle_fingerprint(conn: Connection) -> int:
+    """Moves whenever a lifecycle batch is recorded or the change log grows (a prune
+    accepted here, ``spkt`` retiring a neuron, a rejection's lesson): O(1) reads of two
+    ``MAX(rowid)``.  Only compared for equality."""
+    names = {
+        r[0]
+        for r in conn.exec_driver_sql(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name IN ('brainview_lifecycle_batch', 'event')"
+        )
+    }
+    batch = event = 0
+    if "brainview_lifecycle_batch" in names:
+        batch = int(
+            conn.exec_driver_sql(
+                "SELECT COALESCE(MAX(rowid), 0) FROM brainview_lifecycle_batch"
+            ).scalar_one()
+        )
+    if "event" in names:
+        event = int(conn.exec_driver_sql("SELECT COALESCE(MAX(rowid), 0) FROM event").scalar_one())
+    return batch * 1_000_003 + event if event else batch

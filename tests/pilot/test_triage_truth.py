@@ -241,3 +241,47 @@ async def test_after_a_restart_u_offers_the_projects_last_decision(demo) -> None
             (0,)
         ]
         assert "u" not in _footer_keys(app)
+
+
+SPIKUIT_RETIRE = """
+import asyncio, sys
+from spikuit_core import Circuit
+
+async def main() -> None:
+    circuit = Circuit(db_path=sys.argv[1])
+    await circuit.connect()
+    try:
+        await circuit.remove_neuron(sys.argv[2])
+    finally:
+        await circuit.close()
+
+asyncio.run(main())
+"""
+
+
+async def test_real_spikuit_retiring_a_reflection_shows_within_the_poll(demo) -> None:  # type: ignore[no-untyped-def]
+    """A retirement outside brainview's lifecycle (real Spikuit's ``remove_neuron`` in
+    another process) moves the fingerprint too: the pane stops promising a grade."""
+    root, info = demo
+    pid, rid = _supported(root, info.stale_proposal_ids)
+    app = _app(root)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        await _go_to(pilot, pid)
+        assert "accept → strong" in _pane(app)
+        agent_db = root / ".spikuit" / "agent" / "circuit.db"
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-c", SPIKUIT_RETIRE, str(agent_db), rid],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        for _ in range(40):
+            await pilot.pause(0.1)
+            if "not graded" in _pane(app) and "⚠ leans on" in _pane(app, "#proposal"):
+                break
+        await settle(pilot)
+        after = _pane(app)
+        own = after[after.index(rid) :]
+        assert "not graded" in own, own[:300]
+        assert "⚠ leans on" in _pane(app, "#proposal")
