@@ -74,11 +74,17 @@ def flagged_now(project: Project, proposal_ids: Sequence[str]) -> list[Flagged]:
     if not proposal_ids:
         return []
     with agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return []
-        sql = "SELECT id, suspicion FROM brainview_proposal WHERE id IN ({marks})"
-        stored = {str(p): s for p, s in select_in(driver(conn), sql, proposal_ids)}
-        leans = leaning(conn, agent.era, list(stored))
+        return flagged_in(conn, agent.era, proposal_ids)
+
+
+def flagged_in(conn: Connection, era: Era, proposal_ids: Sequence[str]) -> list[Flagged]:
+    """:func:`flagged_now` on a connection already open (e.g. inside a decision's own
+    transaction, so nothing can change between the check and the write)."""
+    if not proposal_ids or not table_exists(conn, "brainview_proposal"):
+        return []
+    sql = "SELECT id, suspicion FROM brainview_proposal WHERE id IN ({marks})"
+    stored = {str(p): s for p, s in select_in(driver(conn), sql, proposal_ids)}
+    leans = leaning(conn, era, list(stored))
     out = []
     for pid in dict.fromkeys(proposal_ids):
         why = reasons(stored.get(pid), leans.get(pid, ()))

@@ -51,7 +51,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -213,6 +213,7 @@ def decide_many(
     annotate_grade: int | None = None,
     applier: Applier | UserBrainApplier | None = None,
     policy_text: str | None = None,
+    confirmed_flags: Collection[str] | None = None,
 ) -> list[DecisionResult]:
     """Decide several proposals in **one** transaction: all of them or none.
 
@@ -247,6 +248,8 @@ def decide_many(
     )
     with agent.write() as conn, gate_cm as gate:
         opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
+        if confirmed_flags is not None and verdict == "accept":
+            _refuse_unconfirmed_flags(conn, agent.era, unique, confirmed_flags)
         try:
             paused = opts.verdict == "reject" and writing.read_state(conn).paused
             results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
@@ -270,6 +273,21 @@ def decide_many(
             if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
                 applier(project, result)  # type: ignore[call-arg]
     return results
+
+
+def _refuse_unconfirmed_flags(
+    conn: Connection, era: Era, ids: Sequence[str], confirmed: Collection[str]
+) -> None:
+    """Inside the decision's transaction: a proposal flagged since the maintainer was
+    asked (a consulted lesson invalidated a moment ago) is not accepted unasked."""
+    from brainview.services.flags import flagged_in
+
+    for found in flagged_in(conn, era, ids):
+        if found.proposal_id not in confirmed:
+            raise ConflictError(
+                f"not accepted: {found.proposal_id} was flagged just now "
+                f"({found.reasons[0]}); nothing was written — look again"
+            )
 
 
 def _only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:

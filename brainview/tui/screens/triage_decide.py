@@ -241,6 +241,8 @@ class TriageDecisions:
                     write_reflections=review_cfg.write_reflections,
                     annotate_grade=review_cfg.annotate_grade,
                     policy_text=policy_text,
+                    # re-checked inside the transaction: flagged since → refused
+                    confirmed_flags=confirmed if verdict == "accept" else None,
                 )
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200), tuple(ids)))
