@@ -39,6 +39,10 @@ BV_DDL = [
         seconds_on_screen REAL, new_reflection_id TEXT, apply_state TEXT NOT NULL,
         undone_at TEXT, undone_by TEXT, group_id TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_decision_prop ON brainview_decision(proposal_id)",
+    # The clock floor (store/clock_floor.py) and ``undo --last`` read the latest stamps:
+    # indexed, so a decision costs the same with 10 or 100,000 decisions behind it.
+    "CREATE INDEX IF NOT EXISTS ix_bv_decision_at ON brainview_decision(decided_at)",
+    "CREATE INDEX IF NOT EXISTS ix_bv_decision_undone ON brainview_decision(undone_at)",
     """CREATE TABLE IF NOT EXISTS brainview_effect (
         decision_id TEXT NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL,
         op TEXT NOT NULL, key_json TEXT NOT NULL, before_json TEXT, after_json TEXT,
@@ -53,6 +57,7 @@ BV_DDL = [
         state TEXT NOT NULL, reason TEXT NOT NULL, actor TEXT NOT NULL, at TEXT NOT NULL,
         batch_id TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_lifecycle_refl ON brainview_lifecycle(reflection_id)",
+    "CREATE INDEX IF NOT EXISTS ix_bv_lifecycle_at ON brainview_lifecycle(at)",
 ]
 
 APPLY_DDL = [

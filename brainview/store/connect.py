@@ -80,21 +80,9 @@ def refuse_brain_path(path: Path | str, what: str) -> None:
     ``open()`` — dropping our SQLite locks — or replaced under other processes.
     """
     path = Path(path)
-    name = path.name
-    base = next((name[: -len(s)] for s in SIDE_SUFFIXES if name.endswith(s)), None)
-    ident = file_identity(path)
-    base_ident = file_identity(path.with_name(base)) if base else None
-    if (
-        (ident is not None and ident in _OPENED)
-        or (base_ident is not None)
-        or (base is not None and base.endswith(".db"))
-    ):
+    side = path.name.endswith(SIDE_SUFFIXES)
+    if side or file_identity(path) in _OPENED:
         raise InvalidInputError(f"{what}: {path} is a brain database file; refusing to use it")
-
-
-def side_files(path: Path) -> list[Path]:
-    """The ``-wal``/``-shm``/``-journal`` paths next to a brain (existing ones only)."""
-    return [p for s in SIDE_SUFFIXES if (p := path.with_name(path.name + s)).exists()]
 
 
 def _can_write(path: Path) -> bool:
