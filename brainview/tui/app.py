@@ -119,12 +119,6 @@ class BrainviewApp(App[int]):
 
         key = (write_agent, write_user)
         with self._projects_lock:
-            # Workers import the services lazily; two threads importing the apply
-            # package's cycle at once can see it half-initialised.  The first worker to
-            # get here imports them whole, under the lock.
-            import brainview.services.apply  # noqa: F401
-            import brainview.services.review  # noqa: F401
-
             project = self._projects.get(key)
             moved = project.moved() if project is not None else []
             if moved:  # restored from a backup, checked out, deleted: never keep the old file
