@@ -128,6 +128,35 @@ def _propose(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--schema", action="store_true", help="print the proposal JSON Schema and exit")
     p.add_argument("--source", default="cli", help="recorded as the proposals' source (cli)")
+    p.add_argument(
+        "--recall",
+        metavar="ID",
+        help="a logged recall (rc-…): its hits not consulted become each proposal's retrieved",
+    )
+    _json(p)
+
+
+def _recall(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "recall",
+        "recall:recall",
+        "the lessons that matter for a draft, ranked, with why (logged, never graded)",
+        epilog="Give free text (--text), user neurons (--ref), a draft proposal (--draft FILE, "
+        "- for stdin), or any mix. Scores: BM25 over lesson text with [user:…] expanded, "
+        "spreading from the draft's neurons, weighted by FSRS retrievability now. Each "
+        "recall is logged; pass its id to `propose --recall`.",
+    )
+    _location(p, positional=True)
+    p.add_argument("--text", default="", help="what the draft is about, in words")
+    p.add_argument(
+        "--ref", action="append", default=[], metavar="NEURON", help="a user neuron (repeatable)"
+    )
+    p.add_argument("--draft", metavar="FILE", help="a draft proposal (JSON object), - for stdin")
+    p.add_argument("--skill", help="only this skill's lessons (curator, tutor, qabot…)")
+    p.add_argument("--limit", type=int, default=10, help="hits to return (1–100, default 10)")
+    p.add_argument("--no-log", action="store_true", help="do not log this recall (no id)")
+    p.add_argument("--runtime", help="the asking runtime, recorded with the recall")
     _json(p)
 
 
@@ -324,6 +353,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _basic(sub)
     _propose(sub)
+    _recall(sub)
     _proposals(sub)
     _reflect(sub)
     _communities(sub)
