@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import cell, emit_json, emit_lines, fmt_float, now, open_project
-from brainview.errors import InvalidInputError
+from brainview.errors import InvalidInputError, UsageError
 
 if TYPE_CHECKING:
     import argparse
+
+MAX_LIMIT = 100
 
 
 def recall(args: argparse.Namespace) -> int:
@@ -22,6 +24,8 @@ def recall(args: argparse.Namespace) -> int:
     from brainview.services.recall import recall as run
     from brainview.services.recall_result import RecallQuery
 
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
     draft: Any = None
     if args.draft is not None:
         from brainview.commands.propose import parse, read_input

@@ -88,6 +88,14 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         "export decisions": (["export", "decisions"], lambda d: d == []),
         "export reflections": (["export", "reflections"], lambda d: len(d) > 150),
         "export communities": (["export", "communities"], lambda d: len(d) > 1),
+        "recall": (
+            ["recall", "--text", "merging keywords overlap"],
+            lambda d: d["recall_id"].startswith("rc-") and d["hits"][0]["rank"] == 1,
+        ),
+        "recall --no-log": (
+            ["recall", "--text", "merging keywords overlap", "--no-log"],
+            lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
+        ),
     }
     return cases[name]
 
@@ -99,6 +107,7 @@ SUBCOMMANDS = [
     "reflect undo", "reflect fading", "reflect consolidate", "reflect consolidate --dry-run",
     "reflect disable", "reflect enable", "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
+    "recall", "recall --no-log",
 ]  # fmt: skip
 
 

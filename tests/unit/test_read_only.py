@@ -101,6 +101,10 @@ READING: dict[str, Argv] = {
         *("propose", str(_spkt_plan(t, i)), "--from-spkt-plan", "--dry-run", "--json")
     ],
     "propose --schema": lambda t, i: ["propose", "--schema"],
+    "recall --no-log": lambda t, i: ["recall", "--text", "merging keywords", "--no-log"],
+    "recall --no-log --json": lambda t, i: [
+        *("recall", "--ref", i.user_ids[0], "--text", "merge", "--no-log", "--json")
+    ],
 }
 
 
@@ -205,6 +209,7 @@ READ_ONLY_DIR = [
     "reflect consolidate --dry-run --json",
     "communities list",
     "export reflections jsonl",
+    "recall --no-log --json",
 ]
 
 
