@@ -95,6 +95,8 @@ def stance(
             return "oppose", f"written when a {kind} proposal was rejected{where}"
         if same_refs:
             return "oppose", f"written when a {provenance.kind} on these neurons was rejected"
+    if kind is None:
+        return "annotate", "free text: no action to judge"
     tokens = [t.lower() for t in _TOKEN.findall((text or "")[:600])]
     actions = action_words(kind, synapse_type)
     hits = [i for i, t in enumerate(tokens) if t in actions]

@@ -253,7 +253,7 @@ def lexical(
     if not words:
         return [], {}
     stem = recall_postings.stems(idx, words)
-    arrays = recall_postings.load_arrays(idx)
+    arrays = arrays_of(idx)
     ranked = recall_postings.bm25(idx, list(stem.values()), arrays, skill, limit)
     if not ranked:
         return [], stem
@@ -309,4 +309,19 @@ def docs(idx: sqlite3.Connection, ids: list[str]) -> dict[str, tuple[str, str, s
 
 def size(idx: sqlite3.Connection) -> int:
     """Live reflections indexed."""
-    return recall_postings.load_arrays(idx).live
+    return arrays_of(idx).live
+
+
+_ARRAYS: dict[int, tuple[str | None, recall_postings.Arrays]] = {}
+
+
+def arrays_of(idx: sqlite3.Connection) -> recall_postings.Arrays:
+    """The per-lesson arrays, read again only after a sync changed them."""
+    stamp = _stored(idx)
+    cached = _ARRAYS.get(id(idx))
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, recall_postings.load_arrays(idx))
+        _ARRAYS[id(idx)] = cached
+        while len(_ARRAYS) > 8:
+            _ARRAYS.pop(next(iter(_ARRAYS)))
+    return cached[1]

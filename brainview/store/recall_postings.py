@@ -145,6 +145,10 @@ class Arrays:
     def live(self) -> int:
         return int(np.count_nonzero(self.lengths))
 
+    @property
+    def average(self) -> float:
+        return float(self.lengths.sum()) / max(self.live, 1)
+
 
 def save_arrays(idx: sqlite3.Connection, docs: Iterable[tuple[int, int, str]]) -> None:
     """Rewrite the per-lesson arrays from ``(rowid, length, skill)`` of every live lesson."""
@@ -183,8 +187,8 @@ def bm25(
     n_docs = arrays.live
     if not posts or n_docs == 0:
         return []
-    lengths = arrays.lengths.astype(np.float64)
-    avg = float(lengths.sum()) / n_docs
+    lengths = arrays.lengths
+    avg = arrays.average
     scores = np.zeros(lengths.size, np.float64)
     for docs, tfs in posts.values():
         df = docs.size
