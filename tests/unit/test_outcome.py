@@ -531,3 +531,17 @@ def test_two_processes_report_the_same_outcomes_while_a_third_decides(info: Demo
                    "'Failed qabot answer%'")  # fmt: skip
     assert lessons == [(4,)]
     assert rows(info, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_console_trail_names_the_outcome(info: DemoInfo) -> None:
+    from brainview.tui.widgets import audit_view
+
+    (a,) = live_reviewed(info, 1)
+    res = report(info, [(a, "support")])
+    with Project.locate(info.root) as p:
+        graded = audit_view.render_trail(audit.trail(p, a))
+        lesson = audit_view.render_trail(audit.trail(p, str(res.lesson_id)))
+    lines = [r.plain for r in graded.renderables if hasattr(r, "plain")]
+    assert any("o-1 (outcome) failure by tutor · support" in line for line in lines)
+    origin = [r.plain for r in lesson.renderables if hasattr(r, "plain")]
+    assert any(line.startswith("✗ written by a failed outcome o-1") for line in origin)
