@@ -545,3 +545,21 @@ def test_console_trail_names_the_outcome(info: DemoInfo) -> None:
     assert any("o-1 (outcome) failure by tutor · support" in line for line in lines)
     origin = [r.plain for r in lesson.renderables if hasattr(r, "plain")]
     assert any(line.startswith("✗ written by a failed outcome o-1") for line in origin)
+
+
+@pytest.mark.parametrize("era", ["0.9-overlay", "0.9-replay", "pre-0.7"])
+def test_other_eras_grade_write_the_lesson_and_undo_exactly(info: DemoInfo, era: str) -> None:
+    from tests.eras import to_09, to_pre07
+
+    a, b = live_reviewed(info, 2)
+    if era == "pre-0.7":
+        to_pre07(db(info))
+    else:
+        to_09(db(info), overlay=era == "0.9-overlay")
+    before = dump(info, HISTORY)
+    res = report(info, [(a, "support"), (b, "oppose")])
+    assert res.grades == [(a, "support", 1), (b, "oppose", 4)] and res.lesson_id
+    assert rows(info, "SELECT type FROM neuron WHERE id=?", res.lesson_id) == [("reflection",)]
+    with Project.locate(info.root, write_agent=True) as p:
+        outcome.undo_outcome(p, "o-1", now=LATER, actor="ann")
+    assert dump(info, HISTORY) == before
