@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -40,29 +39,29 @@ from fsrs import Scheduler
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.core.grading import GRADE_NAMES, grade_for
+from brainview.core.grading import grade_for
 from brainview.core.outcomes import (
     OUTCOME_KIND,
-    RESULT_OF,
     OutcomeReport,
     check_decider,
     lesson_text,
 )
 from brainview.core.params import ParamError
-from brainview.errors import ConflictError, InvalidInputError, NotFoundError
+from brainview.errors import ConflictError, InvalidInputError
 from brainview.services import agent_log, lifecycle
 from brainview.services import reflection_writing as writing
+from brainview.services.outcome_result import OutcomeResult, outcome_row, standing, stored
 from brainview.services.project import Project
 from brainview.services.review_options import DEFAULT_SCHEDULER
 from brainview.services.review_undo import UndoResult, undo
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.clock_floor import not_before_last
-from brainview.store.decision_rows import fire_consulted, insert_decision, latest_decision
+from brainview.store.decision_rows import fire_consulted, insert_decision
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
-from brainview.store.outcome_rows import consulted_of, grades_of, outcome_counts, outcome_ids
-from brainview.store.readmodel import neurons_by_ids, table_exists
+from brainview.store.outcome_rows import consulted_of, outcome_counts, outcome_ids
+from brainview.store.readmodel import neurons_by_ids
 from brainview.store.rows import Row, fetch_row
 
 __all__ = [
@@ -79,46 +78,6 @@ __all__ = [
 LESSON_LINK_WEIGHT = 0.5
 """As a rejection lesson's links (:data:`brainview.services.review.REFLECTION_LINK_WEIGHT`)."""
 SOURCES = frozenset({"api", "cli", "mcp"})
-
-
-@dataclass(frozen=True)
-class OutcomeResult:
-    """What recording (or finding) one outcome came to."""
-
-    id: str
-    skill: str
-    result: str
-    situation: str
-    decision_id: str
-    decided_at: str
-    decider: str
-    grades: list[tuple[str, str, int]]
-    """``(reflection, stance, grade)`` in consulted order."""
-    skipped: list[tuple[str, str]]
-    """Consulted reflections that got nothing: ``(reflection, why)``."""
-    lesson_id: str | None
-    """The new reflection a failure wrote (``None`` for a success or while paused)."""
-    already_recorded: bool = False
-    """True when this call wrote nothing: the outcome was recorded before."""
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON (the CLI's ``--json`` and the MCP tool's answer)."""
-        return {
-            "id": self.id,
-            "skill": self.skill,
-            "result": self.result,
-            "situation": self.situation,
-            "decision_id": self.decision_id,
-            "decided_at": self.decided_at,
-            "decider": self.decider,
-            "already_recorded": self.already_recorded,
-            "grades": [
-                {"reflection": r, "stance": s, "grade": g, "grade_name": GRADE_NAMES[g]}
-                for r, s, g in self.grades
-            ],
-            "skipped": [{"reflection": r, "why": why} for r, why in self.skipped],
-            "lesson_id": self.lesson_id,
-        }
 
 
 def parse_report(raw: object) -> OutcomeReport:
@@ -175,14 +134,14 @@ def show_outcome(project: Project, outcome_id: str) -> OutcomeResult:
     is none: never recorded, or undone)."""
     agent = project.require_agent()
     with agent.read() as conn:
-        return _stored(conn, _outcome_row(conn, outcome_id), already=True)
+        return stored(conn, outcome_row(conn, outcome_id), already=True)
 
 
 def undo_outcome(project: Project, outcome_id: str, *, now: datetime, actor: str) -> UndoResult:
     """Undo a recorded outcome exactly: its grades, cards, STDP steps and lesson go, and
     so do its proposal and consult rows (the id is free again)."""
     with project.require_agent().read() as conn:
-        decision = _standing(conn, _outcome_row(conn, outcome_id))
+        decision = standing(conn, outcome_row(conn, outcome_id))
     return undo(project, str(decision["id"]), now=now, actor=actor)
 
 
@@ -312,37 +271,4 @@ def _already(conn: Connection, report: OutcomeReport, row: Row) -> OutcomeResult
             f"outcome {report.id} was already recorded with a different {differs[0]}; "
             "nothing was written — report a new outcome under a new id"
         )
-    return _stored(conn, row, already=True)
-
-
-def _outcome_row(conn: Connection, outcome_id: str) -> Row:
-    row = None
-    if table_exists(conn, "brainview_proposal"):
-        row = fetch_row(conn, "brainview_proposal", (outcome_id,))
-    if row is None or row["kind"] != OUTCOME_KIND:
-        raise NotFoundError(f"no outcome {outcome_id!r} (never recorded, or undone)")
-    return row
-
-
-def _standing(conn: Connection, row: Row) -> dict[str, Any]:
-    decision = latest_decision(conn, str(row["id"]))
-    if decision is None:
-        raise ConflictError(f"outcome {row['id']} has no standing decision")
-    return decision
-
-
-def _stored(conn: Connection, row: Row, *, already: bool) -> OutcomeResult:
-    decision = _standing(conn, row)
-    params = json.loads(row["params_json"])
-    grades = grades_of(conn, str(decision["id"]))
-    graded = {rid for rid, _s, _g in grades}
-    skipped = [
-        (rid, f"{stance}: no event" if stance == "annotate" else "not live when reported")
-        for rid, stance, _n in consulted_of(conn, str(row["id"]))
-    ]
-    return OutcomeResult(
-        str(row["id"]), str(row["skill"]), RESULT_OF.get(str(decision["verdict"]), "?"),
-        str(params.get("situation", "")), str(decision["id"]), str(decision["decided_at"]),
-        str(decision["decider"]), grades, [s for s in skipped if s[0] not in graded],
-        decision["new_reflection_id"], already_recorded=already,
-    )  # fmt: skip
+    return stored(conn, row, already=True)
