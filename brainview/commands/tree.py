@@ -312,6 +312,48 @@ def _reflect(sub: argparse._SubParsersAction) -> None:
         _json(p)
 
 
+def _outcome(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("outcome", help="record tutor / QABot outcomes: grade what they consulted")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = _leaf(
+        acts,
+        "report",
+        "outcome:report",
+        "record a tutor hint or QABot answer that succeeded or failed (one transaction)",
+        epilog="Give the outcome as flags or as one JSON object in FILE (- = stdin; shape in "
+        "docs/curator.md), not both. Success grades supporting lessons strong, failure grades "
+        "them miss and writes a lesson. The same --id and content again records nothing "
+        "(already_recorded); the same --id with other content is refused (exit 5).",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="a JSON object, or - for stdin")
+    p.add_argument("--id", help="your id for this outcome: makes retries safe (default: new)")
+    p.add_argument("--skill", choices=["tutor", "qabot"], help="which skill reports")
+    p.add_argument("--result", choices=["success", "failure"], help="how it went")
+    p.add_argument("--situation", help="one line: what was tried and what happened")
+    p.add_argument(
+        "--consulted",
+        action="append",
+        metavar="ID[:STANCE[:NOTE]]",
+        help="a reflection it consulted (repeatable); stance support (default), oppose, annotate",
+    )
+    p.add_argument("--lesson", help="the lesson a failure writes (default: from the situation)")
+    p.add_argument("--runtime", help="model or agent version that produced it")
+    p.add_argument("--decider", help="recorded as the decider (default: the skill name)")
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "show", "outcome:show", "a recorded outcome: its decision, grades and lesson")
+    p.add_argument("id", metavar="ID", help="outcome id")
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "undo", "outcome:undo", "undo an outcome exactly (grades, lesson, its rows)")
+    p.add_argument("id", metavar="ID", help="outcome id")
+    p.add_argument("--decider", help="who undoes (default: config review.decider, OS user)")
+    _location(p)
+    _json(p)
+
+
 def _communities(sub: argparse._SubParsersAction) -> None:
     top = sub.add_parser("communities", help="clusters of similar reflections")
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -356,6 +398,7 @@ def build_parser() -> Parser:
     _recall(sub)
     _proposals(sub)
     _reflect(sub)
+    _outcome(sub)
     _communities(sub)
     _export(sub)
     return parser

@@ -194,7 +194,10 @@ def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
     revived = [
         e.key
         for e in stored_effects(conn, decision_id)
-        if e.tbl == "synapse" and e.before is not None and e.before.get("retired_at") is None
+        if e.tbl == "synapse"
+        and e.before is not None
+        and "retired_at" in e.before  # a pre-0.7 brain retires nothing (and has no column)
+        and e.before["retired_at"] is None
     ]
     ends = sorted({str(k[end]) for k in revived for end in ("pre", "post")})
     if not ends:
