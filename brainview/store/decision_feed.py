@@ -1,12 +1,16 @@
 """The decision feed (agent brain): every decision in the order it last changed.
 
 A decision changes at most twice: when it is made (``decided_at``) and when an undo
-takes it back (``undone_at``).  A reader that keeps the position of the last decision
-it saw — ``(changed_at, decision_id)``, ``changed_at`` being the later of the two —
-sees every decision made since, and sees again, marked undone, one it had already read
-when it is undone later.  Both stamps are indexed (``ix_bv_decision_at``,
-``ix_bv_decision_undone``) and the clock floor keeps them from going back, so a poll
-reads only what changed after the position, whatever the size of the history.
+takes it back (``undone_at``); ``changed_at`` is the later of the two.  Both stamps
+go through the clock floor (``store/clock_floor.py``), so a later change never has an
+earlier stamp — but the same stamp can recur (a bulk decision, a clock that stood
+still), and ids are random.  So a reader's position is ``(changed_at, decision_id,
+n)``: the last decision it saw and the number :func:`boundary_events` counted at that
+instant.  Next time, an unchanged count means nothing new happened at that instant
+before the id, and reading resumes strictly after the position; a different count
+means something did, and the instant is read again in full (a decision already seen
+may then come back unchanged).  Both stamps are indexed (``ix_bv_decision_at``,
+``ix_bv_decision_undone``), so a poll reads only what changed from the position on.
 
 Plain portable SQL (no alias in ``WHERE``), read-only.
 """
@@ -60,3 +64,16 @@ def changed_decisions(
         f"WHERE {' AND '.join(clauses)} ORDER BY {CHANGED}, d.id LIMIT ?"
     )
     return dicts(driver(conn).execute(sql, [*args, max(1, limit)]))
+
+
+def boundary_events(conn: Connection, at: str, decision_id: str) -> int:
+    """How many changes happened at the instant ``at`` to decisions whose id sorts at
+    or before ``decision_id``: each decision counts once, and once more when undone."""
+    if not table_exists(conn, "brainview_decision"):
+        return 0
+    sql = (
+        "SELECT COUNT(*) + COUNT(d.undone_at) FROM brainview_decision d "
+        f"WHERE (d.decided_at = ? OR d.undone_at = ?) AND {CHANGED} = ? AND d.id <= ?"
+    )
+    (count,) = driver(conn).execute(sql, (at, at, at, decision_id)).fetchone()
+    return int(count)
