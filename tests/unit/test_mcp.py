@@ -175,13 +175,15 @@ def test_curator_reads_back_what_the_console_decided(demo) -> None:  # type: ign
     paths = discover(root)
     later = DEMO_NOW + timedelta(minutes=5)
 
-    def console(verdict: str, pid: str, reason: str | None = None) -> review.DecisionResult:
+    def console(
+        verdict: str, pid: str, reason: str | None = None, minutes: int = 0
+    ) -> review.DecisionResult:
         """What the triage screen does on ``a`` / ``r``."""
         applier = apply.applier_for(paths) if verdict == "accept" else None
         with Project.open(paths, write_agent=True, write_user=applier is not None) as project:
             return review.decide_many(
                 project, [pid], verdict, reason=reason, decider="alice",  # type: ignore[arg-type]
-                seconds_on_screen=12.0, now=later, applier=applier,
+                seconds_on_screen=12.0, now=later + timedelta(minutes=minutes), applier=applier,
             )[0]  # fmt: skip
 
     async def body(s: ClientSession) -> None:
@@ -195,7 +197,7 @@ def test_curator_reads_back_what_the_console_decided(demo) -> None:  # type: ign
         data(await s.call_tool("propose", {"proposals": batch}))
 
         rejected = console("reject", "prop-loop-a", "the user already knows this")
-        console("accept", "prop-loop-b")
+        console("accept", "prop-loop-b", minutes=1)
         feed = data(await s.call_tool("decisions_since", {"since": "1h", "skills": ["curator"]}))
         assert feed["count"] == 2 and feed["more"] is False
         first, second = feed["decisions"]
@@ -208,7 +210,7 @@ def test_curator_reads_back_what_the_console_decided(demo) -> None:  # type: ign
         assert second["verdict"] == "accept" and second["proposal_status"] == "accepted"
         assert [(g["reflection"], g["grade"]) for g in second["grades"]] == [(refl[2], 4)]
         cursor = feed["next_cursor"]
-        assert cursor == f"{second['changed_at']}|{second['decision_id']}|2"  # 2 at that instant
+        assert cursor == f"{second['changed_at']}|{second['decision_id']}|1"  # 1 at that instant
         seen = {(d["decision_id"], d["undone"]) for d in feed["decisions"]}
 
         quiet = data(await s.call_tool("decisions_since", {"cursor": cursor}))
@@ -232,8 +234,9 @@ def test_curator_reads_back_what_the_console_decided(demo) -> None:  # type: ign
         with Project.open(paths, write_agent=True) as project:  # the maintainer undoes it
             review.undo(project, rejected.decision_id, now=later, actor="alice")
         undone = data(await s.call_tool("decisions_since", {"cursor": cursor}))
-        # The frozen clock stamps the undo at the very instant of the cursor: the
-        # instant is read again, and the reader skips what it has already seen.
+        # The clock floor stamps the undo at the very instant of the cursor (the frozen
+        # clock is behind the last decision): that instant may be read again, and the
+        # reader skips what it has already seen.
         news = [d for d in undone["decisions"] if (d["decision_id"], d["undone"]) not in seen]
         assert [d["decision_id"] for d in news] == [rejected.decision_id]
         back = news[0]
@@ -369,6 +372,35 @@ def test_parsed_input_is_held_to_the_clis_limits() -> None:
             check_value(value)
         assert refused.value.message == message
     check_value([{"kind": "note", "rationale": "ok \U0001f600", "params": {"weight": 0.5}}])
+
+
+def test_every_group_declares_its_tools_and_crashes_read_as_the_cli_says_them() -> None:
+    from importlib import import_module
+
+    from brainview.errors import ConflictError
+    from brainview.mcp import registry, server
+
+    declared = [
+        spec.name
+        for group in server.GROUPS
+        for spec in registry.tools_of(import_module(f"brainview.mcp.{group}"))
+    ]
+    assert sorted(declared) == sorted(TOOLS)
+
+    def crash() -> None:
+        raise KeyError("boom")
+
+    def conflict() -> None:
+        raise ConflictError("proposal p-1 was decided elsewhere")
+
+    crashed = registry.guarded(crash)
+    assert crashed.is_error and crashed.structured_content == {
+        "error": "internal", "message": "internal error: KeyError: 'boom'", "exit_code": 70,
+    }  # fmt: skip
+    refused = registry.guarded(conflict)
+    assert refused.content[0].text == "conflict: proposal p-1 was decided elsewhere"  # type: ignore[union-attr]
+    text = registry.guarded(lambda: '{"a": 1}')
+    assert text.structured_content == {"a": 1} and not text.is_error
 
 
 # -- read-only ---------------------------------------------------------------------------
