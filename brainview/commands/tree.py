@@ -160,6 +160,24 @@ def _recall(sub: argparse._SubParsersAction) -> None:
     _json(p)
 
 
+def _mcp(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "mcp",
+        "mcp:mcp",
+        "serve curator tools over MCP on stdin/stdout",
+        epilog="Run by an MCP client, not by hand: tools to propose, read decisions back "
+        "and inspect reflections; the curator guide and the proposal schema as "
+        "resources. Setup: docs/curator.md.",
+    )
+    _location(p, positional=True)
+    p.add_argument(
+        "--runtime",
+        metavar="NAME",
+        help="the curator runtime its proposals are recorded with (default: the client's name)",
+    )
+
+
 def _filters(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--status",
@@ -396,6 +414,7 @@ def build_parser() -> Parser:
     _basic(sub)
     _propose(sub)
     _recall(sub)
+    _mcp(sub)
     _proposals(sub)
     _reflect(sub)
     _outcome(sub)

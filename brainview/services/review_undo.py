@@ -50,6 +50,7 @@ from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_decision_group
+from brainview.store.clock_floor import not_before_last
 from brainview.store.effects import revert_effects, stored_effects
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver, select_in
@@ -138,11 +139,12 @@ def _revert_all(
     plans = {
         str(p["id"]): _applied_plan(project, p) for p in peeks if p["apply_state"] == "applied"
     }
-    undone_at = fsrs_math.format_ts(now)
     batch_id = f"batch-{uuid.uuid4().hex[:12]}"
     reverts: list[intents.Intent] = []
     done: list[tuple[dict[str, Any], int, intents.Intent | None]] = []
     with agent.write() as conn:
+        now = not_before_last(conn, now)  # the clock went back? an undo is not older
+        undone_at = fsrs_math.format_ts(now)
         for peek in peeks:
             decision = _find(conn, str(peek["id"]))
             did = str(decision["id"])

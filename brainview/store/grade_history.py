@@ -18,6 +18,7 @@ proposal row is gone, and its kind and summary are read from its own effect log.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from sqlalchemy import Connection
 from brainview.errors import UnknownSchemaError
 from brainview.store.effect_codec import mention_pattern, unpack
 from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver
+from brainview.store.rows import Row, driver, select_in
 
 _TABLES = ("brainview_decision", "brainview_effect", "brainview_consult", "brainview_proposal")
 
@@ -153,3 +154,25 @@ def _proposal_image(raw: sqlite3.Connection, did: str, pid: str) -> tuple[str | 
             if e.after is not None and e.after.get("id") == pid:
                 return e.after.get("kind"), e.after.get("summary")
     return None, None
+
+
+def grades_of_undone(conn: Connection, decision_ids: Sequence[str]) -> dict[str, list[Row]]:
+    """The ``brainview_grade`` rows each of ``decision_ids`` inserted, read back from its
+    effect log (an undone decision's live rows are gone), in the order recorded.
+
+    Rows are ``{reflection_id, stance, grade, spike_id, fired_at, decision_id}``; a
+    damaged effect row is skipped.  Every id is a key of the result."""
+    out: dict[str, list[Row]] = {d: [] for d in decision_ids}
+    if not decision_ids or not table_exists(conn, "brainview_effect"):
+        return out
+    sql = (
+        "SELECT decision_id, tbl, op, key_json, before_json, after_json FROM brainview_effect "
+        "WHERE tbl = ? AND decision_id IN ({marks}) ORDER BY decision_id, seq"
+    )
+    for did, *stored in select_in(driver(conn), sql, decision_ids, args=("brainview_grade",)):
+        try:
+            effects = unpack(*stored)
+        except _DAMAGE:
+            continue
+        out[did] += [e.after for e in effects if e.op == "insert" and e.after is not None]
+    return out
