@@ -189,26 +189,16 @@ def propose(args: argparse.Namespace) -> int:
     clock = now()
     if args.from_spkt_plan:
         return _plan(args, value, clock)
-    recalls = args.recall is not None or _names_recall(value)
     try:
-        if not recalls:
-            intake.parse_batch(value, clock)  # shape errors need no brain: report them first
+        intake.parse_batch(value, clock)  # shape errors need no brain: report them first
         with open_project(args, write_agent=not args.dry_run) as project:
-            if recalls:
-                from brainview.services.recall_attach import expand
-
-                value = expand(project, value, args.recall)
             batch = intake.submit(
-                project, value, source=args.source, dry_run=args.dry_run, now=clock
-            )
+                project, value, source=args.source, dry_run=args.dry_run, now=clock,
+                recall=args.recall,
+            )  # fmt: skip
     except InvalidInputError as err:
         raise _with_line(err, lines) from None
     return _report(args, batch)
-
-
-def _names_recall(value: Any) -> bool:
-    items = value if isinstance(value, list) else [value]
-    return any(isinstance(v, dict) and "recall" in v for v in items)
 
 
 def _plan(args: argparse.Namespace, value: Any, clock: Any) -> int:

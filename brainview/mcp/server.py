@@ -24,14 +24,16 @@ from brainview.mcp import registry, resources
 if TYPE_CHECKING:
     from brainview.store.discovery import BrainPaths
 
-GROUPS = ("tools_queue", "tools_reflections")
+GROUPS = ("tools_recall", "tools_queue", "tools_reflections")
 """Modules of :mod:`brainview.mcp` whose ``@tool`` functions are offered, in order."""
 INSTRUCTIONS = (
-    "brainview keeps a curator agent's lessons (reflections) honest. Propose changes to "
-    "the user brain with `propose` (try dry_run first), citing the reflections you "
-    "consulted with a stance; read the maintainer's decisions and the grades they fired "
-    "with `decisions_since`; look at one lesson with `inspect_reflection`. Read the "
-    "resource brainview://docs/curator.md for the whole loop."
+    "brainview keeps a curator agent's lessons (reflections) honest. Before drafting, "
+    "`recall` the lessons that matter for your draft (ranked, each with why). Propose "
+    "changes to the user brain with `propose` (try dry_run first), citing the reflections "
+    "you consulted with a stance and the recall_id; read the maintainer's decisions and "
+    "the grades they fired with `decisions_since`; look at one lesson with "
+    "`inspect_reflection`. Tutor and QABot report whether a hint or answer worked with "
+    "`report_outcome`. Read the resource brainview://docs/curator.md for the whole loop."
 )
 
 

@@ -28,6 +28,13 @@ def propose(
     dry_run: Annotated[
         bool, Field(description="Validate against both brains only; write nothing.")
     ] = False,
+    recall_id: Annotated[
+        str | None,
+        Field(
+            description="The recall_id `recall` returned: its hits you did not consult "
+            "are recorded as each proposal's retrieved."
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     """Validate curator proposals and queue them for the maintainer, all or nothing.
 
@@ -39,8 +46,9 @@ def propose(
     duplicate (`already queued`).
     """
     return submit_value(
-        call.paths, proposals, source=SOURCE, runtime=call.runtime, dry_run=dry_run, now=call.now
-    )
+        call.paths, proposals, source=SOURCE, runtime=call.runtime, dry_run=dry_run,
+        now=call.now, recall=recall_id,
+    )  # fmt: skip
 
 
 @tool(title="Decisions since", read_only=True, idempotent=True)

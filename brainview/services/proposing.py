@@ -94,10 +94,12 @@ def submit_value(
     runtime: str | None = None,
     dry_run: bool = False,
     now: datetime,
+    recall: str | None = None,
 ) -> dict[str, Any]:
     """Validate (and unless ``dry_run`` queue) a proposal object or a list of them.
 
-    ``runtime`` is recorded for proposals that do not name their own.  Returns the
+    ``runtime`` is recorded for proposals that do not name their own; ``recall`` (a
+    logged recall's id) fills every proposal's ``retrieved``.  Returns the
     :func:`receipt`; raises what the CLI raises (``InvalidInputError`` naming the
     field, ``NotFoundError`` without an agent brain, ``LockedError``, ...).
     """
@@ -105,5 +107,7 @@ def submit_value(
     value = with_runtime(value, runtime)
     intake.parse_batch(value, now)  # shape errors need no brain: report them first
     with Project.open(paths, write_agent=not dry_run) as project:
-        batch = intake.submit(project, value, source=source, dry_run=dry_run, now=now)
+        batch = intake.submit(
+            project, value, source=source, dry_run=dry_run, now=now, recall=recall
+        )
     return receipt(batch, dry_run=dry_run)

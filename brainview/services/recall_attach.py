@@ -21,6 +21,8 @@ def expand(project: Project, value: Any, recall_id: str | None = None) -> Any:
     """``value`` (a proposal or a list of them) with each recall turned into ``retrieved``."""
     many = isinstance(value, list)
     items = value if many else [value]
+    if recall_id is None and not any(isinstance(v, dict) and "recall" in v for v in items):
+        return value
     cache: dict[str, list[str]] = {}
     out = []
     for i, raw in enumerate(items):
