@@ -83,13 +83,15 @@ def open_index(brain: Path, identity: tuple[int, int] | None) -> sqlite3.Connect
     conn: sqlite3.Connection | None = None
     try:
         cache_dir().mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(cache_dir() / f"{digest}.sqlite", timeout=30, isolation_level=None)
+        # any thread may use the handle (its lock serialises): a console's workers do
+        db = cache_dir() / f"{digest}.sqlite"
+        conn = sqlite3.connect(db, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         _prepare(conn, f"{FORMAT}:{identity}")
     except sqlite3.Error:
         if conn is not None:
             conn.close()
-        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         _prepare(conn, f"{FORMAT}:{identity}")
     conn.execute("PRAGMA busy_timeout=30000")
     return conn
