@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from textual.geometry import Region
-from textual.widgets import OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 
 from brainview.core.refs import parse_refs
 from brainview.demo.generator import DEMO_NOW
@@ -169,6 +169,12 @@ async def test_triage_opens_it_for_the_proposal_under_review(demo) -> None:  # t
         await pilot.press("ctrl+t")
         await settle(pilot)
         assert box.draft is not None and box.hit_ids[0] == rid
+        # Help lists the box's own keys (the focused widget's) with the screen's.
+        await pilot.press("f1")
+        await settle(pilot)
+        table = app.screen.query_one("#help-keys", DataTable)
+        keys = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert {"ctrl+t", "down", "esc", "ctrl+r, f5"} <= set(keys)
 
 
 async def test_missing_agent_brain_is_one_line(demo) -> None:  # type: ignore[no-untyped-def]
