@@ -120,7 +120,7 @@ class RecallBox(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
         super().__init__(id=id)
-        self._current: Worker[Browsed] | None = None
+        self._current: Worker[Browsed | None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(about_text(None, None), id="recall-about")
@@ -167,6 +167,7 @@ class RecallBox(Widget):
         if event.state == WorkerState.ERROR:
             err = event.worker.error
             self.error = one_line(str(err) or type(err).__name__, ERROR_CHARS)
+            self.browsed = None  # no hits from an earlier recall under this error
             self.post_message(self.Failed(self, self.error))
         elif event.worker.result is not None:
             self.browsed = event.worker.result
