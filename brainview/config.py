@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from brainview.core.text_rules import name_problem
 from brainview.errors import ConfigError
 
 
@@ -114,8 +115,14 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
         if not 0.0 < float(value) < 1.0:
             raise ConfigError(f"{where}: {name} must be between 0 and 1")
         return float(value)
-    elif t.startswith("str") and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"{where}: {name} must be a non-empty string")
+    elif t.startswith("str"):
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: {name} must be a non-empty string")
+        if len(value) > 128:
+            raise ConfigError(f"{where}: {name} is longer than 128 characters")
+        why = name_problem(value)  # a decider name is stored in both brains
+        if why:
+            raise ConfigError(f"{where}: {name}: {why}")
     return value
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from brainview.core.kinds import check_params, is_agent_kind
+from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.core.refs import name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import ConflictError, NotFoundError
@@ -157,7 +157,10 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],
     )
-    refs, _ = check_params(detail.kind, params)
+    try:
+        refs, _ = check_params(detail.kind, params)
+    except ParamError:  # stored by an older version or by hand: shown, never applied
+        refs = Refs()
     _name_refs(project, detail)
     if is_agent_kind(detail.kind):
         with agent.read() as aconn, project.user.read() as uconn:
