@@ -22,7 +22,7 @@ class ReviewConfig:
     """How decisions are recorded."""
 
     decider: str | None = None
-    """Name recorded on decisions (default: the OS user)."""
+    """Name recorded on decisions (default: the OS user); one line, no control character."""
     record_only: bool = False
     """Accept only records and grades; the curator applies accepted changes itself."""
     write_reflections: bool = True

@@ -36,6 +36,7 @@ ALLOWED_KEYS = frozenset(
     {"id", "skill", "kind", "params", "rationale", "consulted", "retrieved", "created_at"}
     | {"runtime"}
 )
+_RID_HINT = f"must be a reflection id of at most {MAX_REFLECTION_ID} characters"
 SUMMARY_MAX = 500
 """A summary longer than this (many domains merged, say) is cut with an ellipsis."""
 
@@ -153,7 +154,7 @@ def _retrieved(value: object, index: int) -> list[str]:
     if len(value) > MAX_CONSULTED:
         raise fail(index, "retrieved", f"more than {MAX_CONSULTED} reflections")
     for j, rid in enumerate(value):
-        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, "must be a reflection id")
+        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, _RID_HINT)
     return list(value)
 
 
@@ -173,7 +174,7 @@ def _consulted(value: object, index: int) -> list[tuple[str, str, str | None]]:
         rid = item.get("reflection")
         if not isinstance(rid, str) or not rid:
             raise fail(index, f"{where}.reflection", "required reflection id")
-        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, "must be a reflection id")
+        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, _RID_HINT)
         if rid in seen:
             raise fail(index, f"{where}.reflection", f"{rid} consulted twice")
         seen.add(rid)

@@ -90,6 +90,8 @@ class ProposalDetail:
     """Flags set at intake or by an invalidation (JSON list), or ``None``."""
     agent_item: AgentItemView | None = None
     """For agent-brain kinds (consolidation): preview, plan, policy review aids."""
+    params_size: int | None = None
+    """Set when the stored ``params_json`` was too large to load (``params`` is ``{}``)."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -168,7 +170,8 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         retrieved=[v for v in views if v.role == "retrieved"],
     )
     if row[7] is None:  # too large to load: shown as such, never applied
-        detail.stale = too_large(stored[-1]) if detail.status == "pending" else None
+        detail.params_size = int(stored[-1])
+        detail.stale = too_large(detail.params_size) if detail.status == "pending" else None
         return detail
     try:
         refs, _ = check_params(detail.kind, params)
