@@ -29,6 +29,7 @@ from brainview.core.proposal_rules import (
     MAX_TIMESTAMP,
     check_params_size,
     json_bytes,
+    segment,
 )
 from brainview.core.text_rules import FieldError, check_name, check_text
 
@@ -63,7 +64,8 @@ class Proposal:
 
 
 def _at(index: int, fld: str) -> str:
-    return f"proposal[{index}]" + (f".{fld}" if fld and not fld.startswith("[") else fld)
+    base = f"proposal[{index}]"
+    return base + (fld if not fld or fld[0] in ".[" else f".{fld}")
 
 
 def fail(index: int, fld: str, reason: str) -> FieldError:
@@ -83,9 +85,9 @@ def parse_one(raw: object, index: int, now: datetime) -> Proposal:
     """One proposal's shape, or FieldError naming the first problem."""
     if not isinstance(raw, dict):
         raise fail(index, "", "must be a JSON object")
-    extra = sorted(k for k in raw if k not in ALLOWED_KEYS)
-    if extra:
-        raise fail(index, str(extra[0]) if isinstance(extra[0], str) else "?", "unknown field")
+    extra = [k for k in raw if k not in ALLOWED_KEYS]
+    if extra:  # the key is shown escaped: it may hold anything
+        raise fail(index, segment(str(min(extra, key=str))), "unknown field")
     pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
     pid = _named(index, "id", pid, MAX_ID, f"must be printable text of at most {MAX_ID} characters")
     skill = _named(
