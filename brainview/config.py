@@ -132,6 +132,8 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{where}: not valid TOML ({err})") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's own limit)
+        raise ConfigError(f"{where}: not valid TOML (an integer is too long)") from None
     cfg = base or Config()
     sections = {
         "review": ReviewConfig,

@@ -159,7 +159,7 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
                 "id": p.id,
                 "skill": p.skill,
                 "kind": p.kind,
-                "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True),
+                "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True, allow_nan=False),
                 "rationale": p.rationale,
                 "created": p.created_at,
                 "received": received,

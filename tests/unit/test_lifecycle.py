@@ -270,6 +270,27 @@ def test_invalidated_is_never_consulted_again_and_challenged_still_is(demo: Demo
     assert (bad, "retired") in res.skipped
 
 
+def test_a_retired_reflection_is_refused_at_intake_as_the_docs_say(demo: DemoInfo) -> None:
+    """docs/proposal-format.md and docs/curator.md: a consulted or retrieved reflection
+    that is retired (here by Spikuit's own prune: ``retired_at`` set) is refused, not
+    queued with a flag; nothing is written."""
+    gone, fine = demo.reflection_ids[20:22]
+    conn = sqlite3.connect(demo.root / ".spikuit" / "agent" / "circuit.db")
+    conn.execute("UPDATE neuron SET retired_at = ? WHERE id = ?", (fsrs_math.format_ts(T1), gone))
+    conn.commit()
+    conn.close()
+    before = rows(demo, "SELECT COUNT(*) FROM brainview_proposal")
+    with project(demo) as p:
+        for where, raw in (
+            ("consulted[1].reflection", {"consulted": [fine, {"reflection": gone}]}),
+            ("retrieved[0]", {"retrieved": [gone]}),
+        ):
+            with pytest.raises(InvalidInputError) as err:
+                intake.submit(p, [{"kind": "note", **raw}], now=T2)
+            assert err.value.message == f"proposal[0].{where}: reflection {gone} is retired"
+    assert rows(demo, "SELECT COUNT(*) FROM brainview_proposal") == before
+
+
 def test_pre07_brain_can_challenge_but_not_invalidate(demo: DemoInfo) -> None:
     to_pre07(db(demo))
     rid = demo.reflection_ids[0]

@@ -242,3 +242,14 @@ def test_limits_are_documented() -> None:
         rules.MAX_REFLECTION_ID, rules.MAX_INT, rules.MAX_ID, rules.MAX_SKILL,
     ):  # fmt: skip
         assert f"{value:,}" in limits, value
+
+
+def test_a_config_integer_of_5000_digits_is_one_clear_line(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    config = root / ".spikuit" / "brainview.toml"
+    config.write_text("[reflections]\nfading_days = " + "9" * 5_000 + "\n")
+    out = cli("reflect", "fading", "-C", str(root))
+    assert out.returncode == int(ExitCode.CONFIG)
+    assert out.stderr.strip().splitlines() == [
+        f"brainview: {config}: not valid TOML (an integer is too long)"
+    ]
