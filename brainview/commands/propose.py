@@ -10,8 +10,8 @@ one line naming the line or field (exit 4), and nothing is written:
   strings, run before ``json.loads`` so the parser never recurses deeply);
 * not JSON: one value (an object or an array of objects) or JSON Lines (one object per
   line); ``NaN``/``Infinity``, numbers that overflow to infinity (``1e400``, ``-1e400``),
-  integers of more than :data:`MAX_INT_DIGITS` digits and lone-surrogate escapes are
-  refused.
+  integers of more than 20 digits (:func:`brainview.core.json_strict.loads_input`) and
+  lone-surrogate escapes are refused.
 
 Then the batch goes through :func:`brainview.services.intake.submit` — exactly the rules
 the app uses — as one all-or-nothing transaction (``--dry-run`` stops after validating).
@@ -20,7 +20,6 @@ the app uses — as one all-or-nothing transaction (``--dry-run`` stops after va
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import sys
@@ -34,8 +33,6 @@ if TYPE_CHECKING:
 
 MAX_INPUT_BYTES = 50 * 1024 * 1024
 MAX_DEPTH = 32
-MAX_INT_DIGITS = 20
-"""Longer integers are refused while parsing (intake bounds them to ±(2**53 − 1))."""
 _STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _CHUNK = 4 * 1024 * 1024
 _LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
@@ -129,30 +126,11 @@ def check_depth(data: bytes) -> None:
         running = int(depth[-1])
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        shown = literal if len(literal) <= 24 else literal[:20] + "…"
-        raise ValueError(f"number {shown} is out of range (not finite)")
-    return value
-
-
-def _bounded_int(literal: str) -> int:
-    digits = len(literal.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {digits} digits is out of range")
-    return int(literal)
-
-
 def strict_loads(text: str) -> Any:
-    """``json.loads`` refusing what is not strict JSON or not a finite number."""
-    return json.loads(
-        text, parse_constant=_no_constants, parse_float=_finite, parse_int=_bounded_int
-    )
+    """``json.loads`` refusing what is not strict JSON or not a finite, bounded number."""
+    from brainview.core.json_strict import loads_input
+
+    return loads_input(text)
 
 
 def _loads(text: str, line: int | None = None) -> Any:

@@ -9,7 +9,10 @@ hand, may still hold ``Infinity`` in ``params_json`` or a card, and SQLite store
 * :func:`loads_stored` decodes stored JSON with every non-finite number as ``null``;
 * :func:`finite` returns a value with every non-finite float replaced by ``None``
   (copying only the containers that change);
-* :func:`dumps` writes strict JSON (``allow_nan=False``), cleaning first if needed.
+* :func:`dumps` writes strict JSON (``allow_nan=False``), cleaning first if needed;
+* :func:`loads_input` reads untrusted JSON (a proposal file, a Spikuit plan) refusing
+  ``NaN``/``Infinity``, numbers that overflow to infinity (``1e400``) and integers of
+  more than :data:`MAX_INT_DIGITS` digits, each with a one-line ``ValueError``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,36 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+
+MAX_INT_DIGITS = 20
+"""Longer integers are refused while parsing (intake bounds them to ±(2**53 − 1))."""
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        shown = literal if len(literal) <= 24 else literal[:20] + "…"
+        raise ValueError(f"number {shown} is out of range (not finite)")
+    return value
+
+
+def _bounded_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {digits} digits is out of range")
+    return int(literal)
+
+
+def loads_input(text: str | bytes) -> Any:
+    """Untrusted JSON: ``json.loads`` refusing what is not strict JSON or not a finite,
+    bounded number (``ValueError`` with one line; ``JSONDecodeError`` for syntax)."""
+    return json.loads(
+        text, parse_constant=_no_constants, parse_float=_finite, parse_int=_bounded_int
+    )
 
 
 def _float_or_none(literal: str) -> float | None:

@@ -253,3 +253,18 @@ def test_a_config_integer_of_5000_digits_is_one_clear_line(demo) -> None:  # typ
     assert out.stderr.strip().splitlines() == [
         f"brainview: {config}: not valid TOML (an integer is too long)"
     ]
+
+
+def test_a_spikuit_plan_file_with_huge_numbers_is_one_clear_line(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from brainview.services import spkt_plan
+
+    root, _ = demo
+    plan = tmp_path / "plan.json"
+    for number, reason in (
+        ("9" * 5_000, "an integer of 5000 digits is out of range"),
+        ("1e400", "number 1e400 is out of range (not finite)"),
+    ):
+        plan.write_text('{"state_hash": "abc", "sws": {"latent_synapses": [' + number + "]}}")
+        with Project.open(discover(root)) as project, pytest.raises(InvalidInputError) as err:
+            spkt_plan.import_plan_file(project, plan)
+        assert err.value.message == f"plan: not valid JSON ({reason})"
