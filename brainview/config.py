@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from brainview.core.text_rules import name_problem
 from brainview.errors import ConfigError
 
 
@@ -21,7 +22,7 @@ class ReviewConfig:
     """How decisions are recorded."""
 
     decider: str | None = None
-    """Name recorded on decisions (default: the OS user)."""
+    """Name recorded on decisions (default: the OS user); one line, no control character."""
     record_only: bool = False
     """Accept only records and grades; the curator applies accepted changes itself."""
     write_reflections: bool = True
@@ -114,8 +115,14 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
         if not 0.0 < float(value) < 1.0:
             raise ConfigError(f"{where}: {name} must be between 0 and 1")
         return float(value)
-    elif t.startswith("str") and (not isinstance(value, str) or not value.strip()):
-        raise ConfigError(f"{where}: {name} must be a non-empty string")
+    elif t.startswith("str"):
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: {name} must be a non-empty string")
+        if len(value) > 128:
+            raise ConfigError(f"{where}: {name} is longer than 128 characters")
+        why = name_problem(value)  # a decider name is stored in both brains
+        if why:
+            raise ConfigError(f"{where}: {name}: {why}")
     return value
 
 
@@ -125,6 +132,8 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{where}: not valid TOML ({err})") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's own limit)
+        raise ConfigError(f"{where}: not valid TOML (an integer is too long)") from None
     cfg = base or Config()
     sections = {
         "review": ReviewConfig,

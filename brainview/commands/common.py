@@ -13,7 +13,6 @@ Output rules (documented in ``docs/cli.md``):
 from __future__ import annotations
 
 import getpass
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -110,8 +109,11 @@ def stdout_is_terminal() -> bool:
 
 
 def emit_json(data: object, *, sort_keys: bool = False) -> None:
-    """One JSON document on stdout (ASCII-escaped on a terminal, raw UTF-8 otherwise)."""
-    text = json.dumps(data, ensure_ascii=stdout_is_terminal(), sort_keys=sort_keys)
+    """One strict JSON document on stdout (ASCII-escaped on a terminal, raw UTF-8
+    otherwise); a non-finite number a brain holds is written as ``null``."""
+    from brainview.core.json_strict import dumps
+
+    text = dumps(data, ensure_ascii=stdout_is_terminal(), sort_keys=sort_keys)
     sys.stdout.write(text + "\n")
 
 

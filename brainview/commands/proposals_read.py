@@ -102,7 +102,7 @@ def show(args: argparse.Namespace) -> int:
         "rationale": d.rationale,
         "created_at": d.created_at,
         "runtime": d.runtime,
-        "params": d.params,
+        "params": None if d.params_size is not None else d.params,
         "stale": d.stale,
         "neurons": [
             {"id": n.id, "type": n.type, "domain": n.domain, "live": n.live, "content": n.content}

@@ -9,7 +9,9 @@ one line naming the line or field (exit 4), and nothing is written:
 * nested deeper than :data:`MAX_DEPTH` (a vectorised bracket-depth scan that skips
   strings, run before ``json.loads`` so the parser never recurses deeply);
 * not JSON: one value (an object or an array of objects) or JSON Lines (one object per
-  line); ``NaN``/``Infinity`` and lone-surrogate escapes are refused.
+  line); ``NaN``/``Infinity``, numbers that overflow to infinity (``1e400``, ``-1e400``),
+  integers of more than 20 digits (:func:`brainview.core.json_strict.loads_input`) and
+  lone-surrogate escapes are refused.
 
 Then the batch goes through :func:`brainview.services.intake.submit` — exactly the rules
 the app uses — as one all-or-nothing transaction (``--dry-run`` stops after validating).
@@ -124,13 +126,16 @@ def check_depth(data: bytes) -> None:
         running = int(depth[-1])
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+def strict_loads(text: str) -> Any:
+    """``json.loads`` refusing what is not strict JSON or not a finite, bounded number."""
+    from brainview.core.json_strict import loads_input
+
+    return loads_input(text)
 
 
 def _loads(text: str, line: int | None = None) -> Any:
     try:
-        return json.loads(text, parse_constant=_no_constants)
+        return strict_loads(text)
     except json.JSONDecodeError as err:
         at = (line or 0) + err.lineno if line is not None else err.lineno
         raise InvalidInputError(f"input line {at} column {err.colno}: {err.msg}") from None
@@ -146,7 +151,7 @@ def parse(data: bytes) -> tuple[Any, list[int] | None]:
         raise InvalidInputError("input: empty (expected a JSON object, array or JSON Lines)")
     check_depth(data)
     try:
-        value, lines = json.loads(text, parse_constant=_no_constants), None
+        value, lines = strict_loads(text), None
     except json.JSONDecodeError as err:
         if err.msg != "Extra data":
             raise InvalidInputError(

@@ -19,6 +19,7 @@ from brainview.core.params import (
     text_field,
     weight_field,
 )
+from brainview.core.proposal_rules import walk_params
 
 
 def _merge(p: dict[str, Any]) -> tuple[Refs, str]:
@@ -130,4 +131,5 @@ def check_params(kind: str, params: object) -> tuple[Refs, str]:
         raise ParamError("kind", f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     if not isinstance(params, dict):
         raise ParamError("params", "must be an object")
+    walk_params(kind, params)  # every value, whatever the kind: characters, numbers, sizes
     return KINDS[kind](params)

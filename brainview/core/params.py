@@ -5,19 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from brainview.core.text_rules import FieldError, name_problem
+
 SYNAPSE_TYPES = ("requires", "extends", "contrasts", "relates_to", "summarizes")
 BIDIRECTIONAL = ("contrasts", "relates_to")
 MAX_NEURONS_PER_PROPOSAL = 1_000
 MAX_TEXT = 200_000
 
 
-class ParamError(ValueError):
+class ParamError(FieldError):
     """A params problem: ``field`` names the offending key path."""
-
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
 
 
 def text_field(params: dict[str, Any], key: str, *, max_len: int = 256) -> str:
@@ -26,6 +23,9 @@ def text_field(params: dict[str, Any], key: str, *, max_len: int = 256) -> str:
         raise ParamError(f"params.{key}", "required non-empty string")
     if len(value) > max_len:
         raise ParamError(f"params.{key}", f"longer than {max_len} characters")
+    why = name_problem(value)
+    if why:
+        raise ParamError(f"params.{key}", why)
     return value
 
 
@@ -42,6 +42,9 @@ def id_list(params: dict[str, Any], key: str) -> list[str]:
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item or len(item) > 256:
             raise ParamError(f"params.{key}[{i}]", "neuron id must be a non-empty string")
+        why = name_problem(item)
+        if why:
+            raise ParamError(f"params.{key}[{i}]", why)
     if len(set(value)) != len(value):
         raise ParamError(f"params.{key}", "repeats a neuron id")
     return list(value)

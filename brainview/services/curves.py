@@ -21,7 +21,7 @@ from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
-from brainview.services import community_cache, lifecycle
+from brainview.services import community_cache, lifecycle, text_guard
 from brainview.services.project import Project
 from brainview.services.refs import resolve
 from brainview.store import bv_schema_communities as bvc
@@ -236,6 +236,7 @@ def decide_fading(
     """Record a rescue (keep: no pruning) or let-go decision; returns the decision id."""
     if action not in bvc.FADING_ACTIONS:
         raise InvalidInputError(f"action must be rescue or let_go, got {json.dumps(action)}")
+    text_guard.name("decider", decider)
     agent = project.require_agent()
     with agent.write() as conn:
         row = conn.execute(
@@ -262,6 +263,7 @@ def decide_fading(
 
 def undo_fading_decision(project: Project, decision_id: int, *, actor: str, now: datetime) -> None:
     """Withdraw a standing rescue / let-go decision (the row stays, marked undone)."""
+    text_guard.name("actor", actor)
     agent = project.require_agent()
     with agent.write() as conn:
         if not bvc.undo_fading(conn, decision_id, at=fsrs_math.format_ts(now), by=actor):

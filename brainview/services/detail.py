@@ -13,14 +13,14 @@ the planner's reason.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
 
-from brainview.core.kinds import check_params, is_agent_kind
+from brainview.core.json_strict import loads_stored
+from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.core.refs import name_refs, parse_refs
 from brainview.core.safe_text import first_line
@@ -34,6 +34,8 @@ from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_all
+from brainview.store import bounded
+from brainview.store.bounded import too_large
 from brainview.store.cards import card_of
 from brainview.store.decision_rows import latest_decision
 from brainview.store.readmodel import NeuronRow, neurons_by_ids
@@ -89,33 +91,43 @@ class ProposalDetail:
     """Flags set at intake or by an invalidation (JSON list), or ``None``."""
     agent_item: AgentItemView | None = None
     """For agent-brain kinds (consolidation): preview, plan, policy review aids."""
+    params_size: int | None = None
+    """Set when the stored ``params_json`` was too large to load (``params`` is ``{}``)."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     """Read one proposal and its context from both brains."""
     agent = project.require_agent()
     with agent.read() as conn:
-        row = conn.execute(
+        stored = conn.execute(
             text(
-                "SELECT id, kind, skill, status, summary, rationale, created_at, params_json, "
-                "runtime, suspicion FROM brainview_proposal WHERE id = :id"
+                f"SELECT id, kind, skill, status, {bounded.cut('summary', bounded.SUMMARY_CHARS)}, "
+                f"{bounded.cut('rationale', bounded.RATIONALE_CHARS)}, created_at, "
+                f"{bounded.params()}, runtime, "
+                f"substr(suspicion, 1, {bounded.SUSPICION_CHARS}), {bounded.size('params_json')} "
+                "FROM brainview_proposal WHERE id = :id"
             ),
             {"id": proposal_id},
         ).first()
-        if row is None:
+        if stored is None:
             raise NotFoundError(f"no proposal {proposal_id}")
-        if row[1] == OUTCOME_KIND:
+        if stored[1] == OUTCOME_KIND:
             raise NotFoundError(
                 f"{proposal_id} is a tutor/QABot outcome, not a proposal: "
                 f"brainview outcome show {proposal_id}"
             )
-        links = conn.execute(
-            text(
-                "SELECT reflection_id, role, stance, note FROM brainview_consult "
-                "WHERE proposal_id = :id ORDER BY role, seq"
-            ),
-            {"id": proposal_id},
-        ).fetchall()
+        row = _shown(stored)
+        note = bounded.cut("note", bounded.NOTE_CHARS)
+        links = [
+            (rid, role, stance, bounded.shown(note, n, bounded.NOTE_CHARS))
+            for rid, role, stance, note, n in conn.execute(
+                text(
+                    f"SELECT reflection_id, role, stance, {note} FROM brainview_consult "
+                    "WHERE proposal_id = :id ORDER BY role, seq"
+                ),
+                {"id": proposal_id},
+            )
+        ]
         refl = neurons_by_ids(conn, agent.era, [r[0] for r in links])
         states = lifecycle.statuses(conn, agent.era, [r[0] for r in links])
         views: list[ReflectionView] = []
@@ -147,7 +159,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                     state=states[rid].state if rid in states else "retired",
                 )
             )
-    params = json.loads(row[7])
+    params = {} if row[7] is None else loads_stored(row[7])
     detail = ProposalDetail(
         id=row[0],
         kind=row[1],
@@ -163,7 +175,14 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],
     )
-    refs, _ = check_params(detail.kind, params)
+    if row[7] is None:  # too large to load: shown as such, never applied
+        detail.params_size = int(stored[-1])
+        detail.stale = too_large(detail.params_size) if detail.status == "pending" else None
+        return detail
+    try:
+        refs, _ = check_params(detail.kind, params)
+    except ParamError:  # stored by an older version or by hand: shown, never applied
+        refs = Refs()
     _name_refs(project, detail)
     if is_agent_kind(detail.kind):
         with agent.read() as aconn, project.user.read() as uconn:
@@ -191,6 +210,13 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
             detail.stale = found.get(detail.id)
         _attach_plan(uconn, aconn, project, detail, now)
     return detail
+
+
+def _shown(r: Any) -> tuple[Any, ...]:
+    """The proposal row with its cut text marked: ``id … suspicion`` as ``SELECT *``."""
+    summary = bounded.shown(r[4], r[5], bounded.SUMMARY_CHARS)
+    rationale = bounded.shown(r[6], r[7], bounded.RATIONALE_CHARS)
+    return (*r[:4], summary, rationale, *r[8:12])
 
 
 def _name_refs(project: Project, detail: ProposalDetail) -> None:

@@ -1,185 +1,51 @@
 """Curator intake: validate proposals against the contract and both brains, then
 queue them in the agent brain.  A batch is all-or-nothing.
 
-Suspect proposals are still queued, with flags in ``brainview_proposal.suspicion`` (see
-:mod:`brainview.services.blast`): a consulted or retrieved reflection that is challenged,
-invalidated or retired, or that nearly duplicates an invalidated one (a tombstone).
+The shape of each proposal is checked in :mod:`brainview.core.proposal_parse` (text
+rules, limits); here, what it names is checked against both brains.  A consulted or
+retrieved reflection must exist and be usable: one that is invalidated or retired is
+refused, as ``docs/proposal-format.md`` and ``docs/curator.md`` say ("never consult
+those").  Suspect proposals are still queued, with flags in
+``brainview_proposal.suspicion`` (see :mod:`brainview.services.blast`): a consulted or
+retrieved reflection that is challenged, or that nearly duplicates an invalidated one
+(a tombstone).
 """
 
 from __future__ import annotations
 
 import json
-import uuid
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime
 
 from sqlalchemy import Connection, text
 
-from brainview.core import fsrs_math
-from brainview.core.grading import STANCES
-from brainview.core.kinds import ParamError, Refs, check_params
-from brainview.core.safe_text import clean
+from brainview.core import fsrs_math, proposal_rules
+from brainview.core.proposal_parse import Proposal, fail, parse_many
+from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
 from brainview.services.blast import add_flags
 from brainview.services.intake_agent import check_agent_refs
-from brainview.services.lifecycle import LIVE, statuses
+from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status, statuses
 from brainview.services.project import Project
 from brainview.services.tombstones import near_many
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids, table_exists
 
-ALLOWED_KEYS = {
-    "id",
-    "skill",
-    "kind",
-    "params",
-    "rationale",
-    "consulted",
-    "retrieved",
-    "created_at",
-    "runtime",
-    "recall",
-}
-MAX_BATCH = 10_000
-MAX_CONSULTED = 500
-
-
-@dataclass
-class Proposal:
-    """A validated proposal, ready to store."""
-
-    id: str
-    skill: str
-    kind: str
-    params: dict[str, Any]
-    rationale: str
-    consulted: list[tuple[str, str, str | None]]
-    retrieved: list[str]
-    created_at: str
-    runtime: str | None
-    summary: str
-    refs: Refs = field(default_factory=Refs)
-    suspicion: str | None = None
-    """Flags set at intake (JSON list), ``None`` when nothing is suspect."""
-
-
-def _plain(value: str) -> bool:
-    """No control, bidi or invisible character (identifiers are shown everywhere)."""
-    return clean(value, multiline=False) == value
+MAX_BATCH = proposal_rules.MAX_BATCH
+MAX_CONSULTED = proposal_rules.MAX_CONSULTED
 
 
 def _fail(index: int, fld: str, reason: str) -> InvalidInputError:
-    return InvalidInputError(f"proposal[{index}].{fld}: {reason}")
-
-
-def _parse_one(raw: object, index: int, now: datetime) -> Proposal:
-    if not isinstance(raw, dict):
-        raise InvalidInputError(f"proposal[{index}]: must be a JSON object")
-    extra = sorted(set(raw) - ALLOWED_KEYS)
-    if extra:
-        raise _fail(index, extra[0], "unknown field")
-    pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
-    if not isinstance(pid, str) or len(pid) > 128 or not pid.strip() or not _plain(pid):
-        raise _fail(index, "id", "must be printable text of at most 128 characters")
-    skill = raw.get("skill", "curator")
-    if not isinstance(skill, str) or not skill or len(skill) > 64 or not _plain(skill):
-        raise _fail(index, "skill", "must be short printable text")
-    kind = raw.get("kind")
-    if not isinstance(kind, str):
-        raise _fail(index, "kind", "required string")
-    try:
-        refs, summary = check_params(kind, raw.get("params", {}))
-    except ParamError as err:
-        raise _fail(index, err.field, err.reason) from None
-    rationale = raw.get("rationale", "")
-    if not isinstance(rationale, str) or len(rationale) > 100_000:
-        raise _fail(index, "rationale", "must be a string of at most 100000 characters")
-    consulted = _consulted(raw.get("consulted", []), index)
-    retrieved = raw.get("retrieved", [])
-    if not isinstance(retrieved, list) or not all(isinstance(r, str) for r in retrieved):
-        raise _fail(index, "retrieved", "must be a list of reflection ids")
-    if len(retrieved) > MAX_CONSULTED:
-        raise _fail(index, "retrieved", f"more than {MAX_CONSULTED} reflections")
-    created = raw.get("created_at")
-    if created is None:
-        created_at = fsrs_math.format_ts(now)
-    else:
-        try:
-            when = fsrs_math.parse_ts(created) if isinstance(created, str) else None
-        except ValueError:
-            when = None
-        if when is None:
-            raise _fail(index, "created_at", "must be an ISO 8601 timestamp")
-        if when > now + timedelta(days=1):
-            raise _fail(index, "created_at", "is in the future")
-        created_at = fsrs_math.format_ts(when)
-    runtime = raw.get("runtime")
-    if runtime is not None and (
-        not isinstance(runtime, str) or len(runtime) > 128 or not _plain(runtime)
-    ):
-        raise _fail(index, "runtime", "must be printable text of at most 128 characters")
-    retrieved_only = [r for r in dict.fromkeys(retrieved) if r not in {c[0] for c in consulted}]
-    return Proposal(
-        pid,
-        skill,
-        kind,
-        dict(raw.get("params", {})),
-        rationale,
-        consulted,
-        retrieved_only,
-        created_at,
-        runtime,
-        summary,
-        refs,
-    )
-
-
-def _consulted(value: object, index: int) -> list[tuple[str, str, str | None]]:
-    if not isinstance(value, list):
-        raise _fail(index, "consulted", "must be a list")
-    if len(value) > MAX_CONSULTED:
-        raise _fail(index, "consulted", f"more than {MAX_CONSULTED} reflections")
-    out: list[tuple[str, str, str | None]] = []
-    seen: set[str] = set()
-    for j, item in enumerate(value):
-        where = f"consulted[{j}]"
-        if isinstance(item, str):
-            item = {"reflection": item}
-        if not isinstance(item, dict):
-            raise _fail(index, where, "must be an object with a reflection id")
-        rid = item.get("reflection")
-        if not isinstance(rid, str) or not rid:
-            raise _fail(index, f"{where}.reflection", "required reflection id")
-        if rid in seen:
-            raise _fail(index, f"{where}.reflection", f"{rid} consulted twice")
-        seen.add(rid)
-        stance = item.get("stance", "support")
-        if stance not in STANCES:
-            raise _fail(index, f"{where}.stance", f"must be one of {', '.join(STANCES)}")
-        note = item.get("note")
-        if note is not None and not isinstance(note, str):
-            raise _fail(index, f"{where}.note", "must be a string")
-        out.append((rid, str(stance), note))
-    return out
+    return InvalidInputError(str(fail(index, fld, reason)))
 
 
 def parse_batch(raw: object, now: datetime | None = None) -> list[Proposal]:
-    """Shape-check a proposal, a list of them, or parsed JSON Lines."""
-    now = now or datetime.now(UTC)
-    items = raw if isinstance(raw, list) else [raw]
-    if not items:
-        raise InvalidInputError("no proposals given")
-    if len(items) > MAX_BATCH:
-        raise InvalidInputError(f"batch of {len(items)} proposals exceeds {MAX_BATCH}")
-    parsed = [_parse_one(item, i, now) for i, item in enumerate(items)]
-    ids: dict[str, int] = {}
-    for i, p in enumerate(parsed):
-        if p.id in ids:
-            raise _fail(i, "id", f"duplicate of proposal[{ids[p.id]}]")
-        ids[p.id] = i
-    return parsed
+    """Shape-check a proposal, a list of them, or parsed JSON Lines
+    (:func:`brainview.core.proposal_parse.parse_many`)."""
+    try:
+        return parse_many(raw, now or datetime.now(UTC))
+    except FieldError as err:
+        raise InvalidInputError(str(err)) from None
 
 
 def check_against_brains(project: Project, batch: list[Proposal]) -> None:
@@ -209,7 +75,7 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
     with agent.read() as aconn:
         check_agent_refs(aconn, agent.era, batch, _fail)
         refl_ids = [r for p in batch for r in [c[0] for c in p.consulted] + p.retrieved]
-        refl = neurons_by_ids(aconn, agent.era, refl_ids)
+        refl = statuses(aconn, agent.era, refl_ids)
         for i, p in enumerate(batch):
             for j, (rid, _s, _n) in enumerate(p.consulted):
                 _check_reflection(refl.get(rid), rid, i, f"consulted[{j}].reflection")
@@ -228,10 +94,13 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
                     raise _fail(ids.index(dup[0]), "id", f"{dup[0]} already queued")
 
 
-def _check_reflection(row: object, rid: str, i: int, where: str) -> None:
-    # Invalidated or retired reflections are not refused: the proposal is flagged.
-    if row is None:
+def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> None:
+    """Refuse a reflection that does not exist, is invalidated or retired (a challenged
+    one is usable: the proposal is flagged)."""
+    if status is None:
         raise _fail(i, where, f"reflection {rid} does not exist")
+    if status.state in (INVALIDATED, RETIRED):
+        raise _fail(i, where, f"reflection {rid} is {status.state}")
 
 
 def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
@@ -290,7 +159,7 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
                 "id": p.id,
                 "skill": p.skill,
                 "kind": p.kind,
-                "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True),
+                "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True, allow_nan=False),
                 "rationale": p.rationale,
                 "created": p.created_at,
                 "received": received,

@@ -30,7 +30,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
-from brainview.services import agent_log, tombstones
+from brainview.services import agent_log, text_guard, tombstones
 from brainview.services.project import Project
 from brainview.store.bv_schema_lifecycle import BatchLog, ensure_lifecycle_schema, revert
 from brainview.store.era import Era
@@ -136,8 +136,8 @@ def _check(verb: str, ids: Sequence[str], reason: str | None, actor: str) -> tup
         raise InvalidInputError(f"a reason is required to {verb}")
     if len(why) > MAX_REASON:
         raise InvalidInputError(f"reason must be at most {MAX_REASON} characters")
-    if not isinstance(actor, str) or not actor.strip() or len(actor) > 128:
-        raise InvalidInputError("actor must be a non-empty name of at most 128 characters")
+    text_guard.text("reason", why, max_len=MAX_REASON)
+    text_guard.name("actor", actor)
     return unique, why
 
 
@@ -228,6 +228,7 @@ def undo_batch(
     project: Project, batch_id: str | None = None, *, actor: str, now: datetime
 ) -> UndoBatchResult:
     """Revert a whole batch exactly (``None``: the most recent one not undone yet)."""
+    text_guard.name("actor", actor)
     agent = project.require_agent()
     at = fsrs_math.format_ts(now)
     undo_id = f"lcb-{uuid.uuid4().hex[:12]}"

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from brainview.services.flags import leaning
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_for
+from brainview.store import bounded
 from brainview.store.readmodel import table_exists
 
 SORTS = {
@@ -36,7 +37,8 @@ class QueueRow:
     created_at: str
     n_consulted: int
     status: str
-    params_json: str
+    params_json: str | None
+    """``None`` when too large to load (:mod:`brainview.store.bounded`)."""
     stale: str | None = None
     """Why the proposal no longer fits the brain (pending rows only), or ``None``."""
     suspicion: str | None = None
@@ -92,19 +94,20 @@ def page(
                 text(f"SELECT COUNT(*) FROM brainview_proposal WHERE {clause}"), params
             ).scalar_one()
         )
-        rows = [
-            QueueRow(*r[:8], suspicion=r[8])
-            for r in conn.execute(
-                text(
-                    "SELECT id, kind, skill, summary, created_at, n_consulted, status, "
-                    f"params_json, suspicion FROM brainview_proposal WHERE {clause} "
-                    f"ORDER BY {order} LIMIT :limit OFFSET :offset"
-                ),
-                params,
-            )
-        ]
+        read = conn.execute(
+            text(
+                f"SELECT id, kind, skill, substr(summary, 1, {bounded.SUMMARY_CHARS}), "
+                f"created_at, n_consulted, status, {bounded.params()}, "
+                f"substr(suspicion, 1, {bounded.SUSPICION_CHARS}), {bounded.size('params_json')} "
+                f"FROM brainview_proposal WHERE {clause} "
+                f"ORDER BY {order} LIMIT :limit OFFSET :offset"
+            ),
+            params,
+        ).fetchall()
+        rows = [QueueRow(*r[:8], suspicion=r[8]) for r in read]
+        chars = {r[0]: int(r[9] or 0) for r in read}
         if status == "pending" and rows:
-            refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at) for r in rows]
+            refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at, chars[r.id]) for r in rows]
             reasons = stale_for(project, refs, agent_conn=conn)
             leans = leaning(conn, project.agent.era, [r.id for r in rows])
             rows = [replace(r, stale=reasons.get(r.id), leans=leans.get(r.id, ())) for r in rows]

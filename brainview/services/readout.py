@@ -15,8 +15,10 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from brainview.core.grading import GRADE_NAMES
+from brainview.core.json_strict import loads_stored
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_for
+from brainview.store import bounded
 from brainview.store.readmodel import table_exists
 
 STATUS_SETS: dict[str, tuple[str, ...] | None] = {
@@ -28,6 +30,7 @@ STATUS_SETS: dict[str, tuple[str, ...] | None] = {
     "all": None,
 }
 MAX_LIMIT = 10_000
+SUMMARY = bounded.SUMMARY_CHARS
 _DECISION_COLS = (
     "id, verdict, reason, decider, decided_at, seconds_on_screen, new_reflection_id, apply_state"
 )
@@ -112,9 +115,10 @@ def decisions_of(conn: Connection, proposal_id: str) -> list[dict[str, Any]]:
     """Every decision on one proposal (undone ones too), oldest first, with grades."""
     if not table_exists(conn, "brainview_decision"):
         return []
+    cols = _DECISION_COLS.replace("reason", f"substr(reason, 1, {bounded.REASON_CHARS})")
     rows = conn.execute(
         text(
-            f"SELECT {_DECISION_COLS}, undone_at, undone_by FROM brainview_decision "
+            f"SELECT {cols}, undone_at, undone_by, length(reason) FROM brainview_decision "
             "WHERE proposal_id = :p ORDER BY decided_at, rowid"
         ),
         {"p": proposal_id},
@@ -123,6 +127,7 @@ def decisions_of(conn: Connection, proposal_id: str) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         item = _decision(r[:8]) or {}
+        item["reason"] = bounded.shown(item["reason"], r[10], bounded.REASON_CHARS)
         item.update(undone_at=r[8], undone_by=r[9], grades=grades[r[0]])
         out.append(item)
     return out
@@ -152,10 +157,16 @@ def list_proposals(
             return [], 0, None
         total = int(conn.execute(text(f"SELECT COUNT(*) {base} WHERE {counted}"), params).scalar())
         dcols = ", ".join(f"d.{c.strip()}" for c in _DECISION_COLS.split(","))
+        dcols = dcols.replace("d.reason", f"substr(d.reason, 1, {bounded.REASON_CHARS})")
+        # Every free-text column is read bounded (a brain may hold a 50 MB params_json):
+        # the cut values in place, their lengths after the decision's columns.
         rows = conn.execute(
             text(
-                "SELECT p.id, p.kind, p.skill, p.status, p.summary, p.created_at, p.received_at, "
-                f"p.source, p.n_consulted, p.params_json, p.suspicion, {ts}, {dcols} "
+                f"SELECT p.id, p.kind, p.skill, p.status, substr(p.summary, 1, {SUMMARY}), "
+                "p.created_at, p.received_at, p.source, p.n_consulted, "
+                f"{bounded.params('p.params_json')}, "
+                f"substr(p.suspicion, 1, {bounded.SUSPICION_CHARS}), {ts}, {dcols}, "
+                f"length(p.summary), {bounded.size('p.params_json')}, length(d.reason) "
                 f"{base} WHERE {where} ORDER BY {ts}, p.id LIMIT :limit"
             ),
             params,
@@ -165,7 +176,7 @@ def list_proposals(
         decided = [r[12] for r in rows if r[12] is not None]
         grades = grades_of(conn, decided) if decided else {}
     out = [_proposal_row(r, grades) for r in rows]
-    pending = [QueuedRef(r[0], r[1], r[9], r[5]) for r in rows if r[3] == "pending"]
+    pending = [QueuedRef(r[0], r[1], r[9], r[5], r[21]) for r in rows if r[3] == "pending"]
     if pending:
         reasons = stale_for(project, pending)  # every check the accept gate makes
         for item in out:
@@ -186,18 +197,20 @@ def _suspicion(value: str | None) -> list[Any]:
 
 
 def _proposal_row(r: Sequence[Any], grades: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    decision = _decision(r[12:])
+    decision = _decision(r[12:20])
+    if decision is not None:
+        decision["reason"] = bounded.shown(decision["reason"], r[22], bounded.REASON_CHARS)
     return {
         "id": r[0],
         "kind": r[1],
         "skill": r[2],
         "status": r[3],
-        "summary": r[4],
+        "summary": bounded.shown(r[4], r[20], SUMMARY),
         "created_at": r[5],
         "received_at": r[6],
         "source": r[7],
         "n_consulted": int(r[8]),
-        "params": json.loads(r[9]),
+        "params": None if r[9] is None else loads_stored(r[9]),
         "stale": None,
         "suspicion": _suspicion(r[10]),
         "decision": decision,

@@ -6,12 +6,12 @@ plain dicts of JSON values, documented in ``docs/cli.md``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import Connection, text
 
+from brainview.core.json_strict import finite, loads_stored
 from brainview.services.readout import grades_of, in_clause
 from brainview.store.readmodel import table_exists
 
@@ -66,7 +66,7 @@ def iter_proposals(
                 "status": r[4],
                 "summary": r[5],
                 "rationale": r[6],
-                "params": json.loads(r[7]),
+                "params": loads_stored(r[7]),
                 "created_at": r[8],
                 "received_at": r[9],
                 "source": r[10],
@@ -120,4 +120,4 @@ def iter_decisions(
             item["grades"] = [
                 {k: g[k] for k in ("reflection", "stance", "grade")} for g in grades[r[1]]
             ]
-            yield item
+            yield finite(item)

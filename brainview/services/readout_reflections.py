@@ -8,7 +8,6 @@ of JSON values, documented in ``docs/cli.md``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import datetime
@@ -18,6 +17,7 @@ import numpy as np
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
+from brainview.core.json_strict import finite, loads_stored
 from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
 from brainview.services.project import Project
@@ -51,7 +51,7 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
             text(f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})"),
             {f"i{k}": v for k, v in enumerate(ids)},
         ):
-            d = json.loads(card_json)
+            d = loads_stored(card_json)
             stability, last = fsrs_math.card_stability_lastreview(d)
             raw[nid] = {
                 "source": "fsrs_state",
@@ -192,7 +192,8 @@ def iter_reflections(
         if not ids:
             return
         found = neurons_by_ids(conn, era, ids)
-        yield from rows_as_dicts(conn, era, [found[i] for i in ids], now)
+        for row in rows_as_dicts(conn, era, [found[i] for i in ids], now):
+            yield finite(row)  # export writes strict JSON, whatever a card holds
         after = ids[-1]
 
 

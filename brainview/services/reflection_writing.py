@@ -19,6 +19,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import InvalidInputError
+from brainview.services import text_guard
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.readmodel import table_exists
@@ -69,6 +70,8 @@ def set_writing(
     """Pause (``enabled=False``) or resume; returns the new state and whether it changed."""
     if reason is not None and len(reason) > MAX_REASON:
         raise InvalidInputError(f"reason longer than {MAX_REASON} characters")
+    text_guard.optional_text("reason", reason, max_len=MAX_REASON)
+    text_guard.name("actor", actor)
     agent = project.require_agent()
     with agent.write() as conn:
         ensure_schema(conn)

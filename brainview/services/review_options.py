@@ -14,6 +14,7 @@ from fsrs import Scheduler
 from brainview.core import fsrs_math
 from brainview.core.kinds_agent import MAX_POLICY_TEXT
 from brainview.errors import InvalidInputError
+from brainview.services import text_guard
 from brainview.services.apply.plan import TAG_PREFIX
 from brainview.services.consolidate import apply_agent
 from brainview.store.decision_rows import VERDICT_STATUS
@@ -59,8 +60,8 @@ def options(
         raise InvalidInputError(f"verdict must be 'accept', 'reject' or 'dismiss', not {verdict!r}")
     if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON):
         raise InvalidInputError(f"reason must be text of at most {MAX_REASON} characters")
-    if not isinstance(decider, str) or not decider.strip() or len(decider) > 128:
-        raise InvalidInputError("decider must be a non-empty name of at most 128 characters")
+    text_guard.optional_text("reason", reason, max_len=MAX_REASON)
+    text_guard.name("decider", decider)
     if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
         raise InvalidInputError("seconds_on_screen must be a finite number ≥ 0")
     if annotate_grade is not None and annotate_grade not in fsrs_math.GRADE_TO_RATING:
@@ -86,7 +87,7 @@ def policy_text(value: object, verdict: str, n: int) -> str:
         raise InvalidInputError(
             f"policy text must be non-empty text of at most {MAX_POLICY_TEXT} characters"
         )
-    return value
+    return text_guard.text("policy text", value, max_len=MAX_POLICY_TEXT)
 
 
 def apply_on_agent(

@@ -40,7 +40,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
-from brainview.services import agent_log
+from brainview.services import agent_log, text_guard
 from brainview.services.apply import hooks
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import check
@@ -135,6 +135,7 @@ def _revert_all(
 ) -> list[UndoResult]:
     """Revert ``peeks`` (newest first) in one agent-brain transaction, then the user
     brain for those that were applied (one batch of revert intents)."""
+    text_guard.name("actor", actor)
     agent = project.require_agent()
     plans = {
         str(p["id"]): _applied_plan(project, p) for p in peeks if p["apply_state"] == "applied"

@@ -33,6 +33,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
+from brainview.core.json_strict import loads_input
 from brainview.errors import InvalidInputError
 from brainview.services import intake
 from brainview.services.apply.execute import changeset_exists
@@ -52,8 +53,8 @@ SKILL = "consolidate"
 def _load(plan: str | bytes | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(plan, str | bytes):
         try:
-            data = json.loads(plan)
-        except (ValueError, UnicodeDecodeError) as err:
+            data = loads_input(plan)
+        except (ValueError, UnicodeDecodeError, RecursionError) as err:
             raise InvalidInputError(f"plan: not valid JSON ({err})") from None
     else:
         data = dict(plan)

@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 from brainview.core import fsrs_math
 from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.services.project import Project
+from brainview.store.bounded import too_large
 from brainview.store.era import Era
 from brainview.store.readmodel import (
     NeuronRow,
@@ -38,8 +39,11 @@ class QueuedRef:
 
     id: str
     kind: str
-    params_json: str
+    params_json: str | None
+    """``None``: too large to load (:mod:`brainview.store.bounded`)."""
     created_at: str
+    params_size: int = 0
+    """The stored ``params_json``'s size, when it was too large to load."""
 
 
 def stale_for(
@@ -112,6 +116,9 @@ def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> d
     out: dict[str, str] = {}
     prunes: list[tuple[str, dict]] = []  # type: ignore[type-arg]
     for item in mine:
+        if item.params_json is None:
+            out[item.id] = too_large(item.params_size)
+            continue
         try:
             params = json.loads(item.params_json)
             check_params(item.kind, params)
@@ -140,8 +147,8 @@ def stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[st
     parsed: dict[str, Refs | None] = {}
     for item in items:
         try:
-            parsed[item.id] = check_params(item.kind, json.loads(item.params_json))[0]
-        except (ParamError, ValueError):
+            parsed[item.id] = check_params(item.kind, json.loads(item.params_json or ""))[0]
+        except (ParamError, ValueError, RecursionError):
             parsed[item.id] = None
     refs = [r for r in parsed.values() if r is not None]
     rows = neurons_by_ids(conn, era, [n for r in refs for n in r.neurons])
@@ -150,9 +157,12 @@ def stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[st
     out: dict[str, str] = {}
     for item in items:
         ref = parsed[item.id]
-        reason = (
-            "params no longer valid" if ref is None else _reason(item, ref, rows, domains, synapses)
-        )
+        if item.params_json is None:
+            reason: str | None = too_large(item.params_size)
+        elif ref is None:
+            reason = "params no longer valid"
+        else:
+            reason = _reason(item, ref, rows, domains, synapses)
         if reason:
             out[item.id] = reason
     return out

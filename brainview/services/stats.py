@@ -8,6 +8,7 @@ from sqlalchemy import Connection, text
 
 from brainview.services.project import Project
 from brainview.services.stale import QueuedRef, stale_for
+from brainview.store import bounded
 from brainview.store.brain import Brain
 from brainview.store.readmodel import counts, table_exists
 
@@ -81,8 +82,8 @@ def pending_stale(project: Project, agent_conn: Connection) -> int:
         QueuedRef(*r)
         for r in agent_conn.execute(
             text(
-                "SELECT id, kind, params_json, created_at FROM brainview_proposal "
-                "WHERE status = 'pending'"
+                f"SELECT id, kind, {bounded.params()}, created_at, {bounded.size('params_json')} "
+                "FROM brainview_proposal WHERE status = 'pending'"
             )
         )
     ]

@@ -338,7 +338,7 @@ def test_edit_content_and_set_domain_like_update_neuron(pair: tuple[Path, Path, 
 
     async def edit(c: Any) -> None:
         n = await c.get_neuron(nid)
-        n.content = "# Edited\n\n[bold]markup stays text[/bold] \x1b[31m"
+        n.content = "# Edited\n\n[bold]markup stays text[/bold]\ttabbed"
         await c.update_neuron(n)
 
     check_against_spikuit(
@@ -346,7 +346,7 @@ def test_edit_content_and_set_domain_like_update_neuron(pair: tuple[Path, Path, 
         theirs,
         "p-edit",
         "edit_content",
-        {"neuron": nid, "content": "# Edited\n\n[bold]markup stays text[/bold] \x1b[31m"},
+        {"neuron": nid, "content": "# Edited\n\n[bold]markup stays text[/bold]\ttabbed"},
         edit,
     )
     other = live[15]

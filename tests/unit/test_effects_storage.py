@@ -75,7 +75,7 @@ def queue(info: DemoInfo, pid: str, consulted: list[str], stance: str = "support
         "skill": "curator",
         "kind": "note",
         "params": {},
-        "rationale": "why \x1b[31m[bold]é🧠",
+        "rationale": "why\t[bold]é🧠\nline two",
         "consulted": [{"reflection": r, "stance": stance} for r in consulted],
         "created_at": fsrs_math.format_ts(DEMO_NOW),
     }

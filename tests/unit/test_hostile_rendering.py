@@ -3,7 +3,9 @@
 Hostile strings (Rich/Textual markup incl. ``[@click=app.quit]`` and ``[link=…]``, CSI and
 OSC incl. OSC 52 / OSC 8 / title, 8-bit C1, bidi overrides, NUL, 30k characters) go into a
 demo brain's reflections, user neurons, domain and skill names, and into a proposal's
-summary, rationale, params and notes through ``intake.submit``.  The app then renders the
+summary, rationale, params and notes (queued through ``intake.submit``, then rewritten in
+the brain file: intake refuses control and bidi characters, but a brain written by an
+older version, or by hand, may hold anything).  The app then renders the
 Overview and Triage screens (plus notifications, help, the command palette, the audit view
 and the invalidate modal); the frame the driver would write to the terminal must carry no
 control, C1 or bidi character and no escape sequence other than colours and cursor moves,
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import re
 import sqlite3
 import unicodedata
@@ -121,18 +124,33 @@ def inject(root: Path, info: DemoInfo, h: list[str]) -> str:
         "UPDATE neuron SET domain=? WHERE id=?",
         [(LINK + h[3], r) for r in info.reflection_ids[3:15]],
     )
-    for conn in (user, agent):
-        conn.commit()
-        conn.close()
+    user.commit()
+    user.close()
+    agent.commit()
     raw = {
         "id": "prop-hostile", "kind": "set_domain",
-        "params": {"neurons": targets, "domain": (BOLD + h[4])[:128]},
-        "rationale": CLICK + h[5], "runtime": LINK,
-        "consulted": [{"reflection": r, "note": LINK + h[1]} for r in refl],
+        "params": {"neurons": targets, "domain": "placeholder"},
+        "rationale": "placeholder", "runtime": LINK,
+        "consulted": [{"reflection": r, "note": "placeholder"} for r in refl],
         "created_at": fsrs_math.format_ts(DEMO_NOW.replace(month=10)),
     }  # fmt: skip
     with Project.locate(root, write_agent=True) as p:
         intake.submit(p, [raw], now=DEMO_NOW)
+    domain = (BOLD + h[4])[:128]
+    agent.execute(
+        "UPDATE brainview_proposal SET params_json = ?, rationale = ?, summary = ? "
+        "WHERE id = 'prop-hostile'",
+        (
+            json.dumps({"neurons": targets, "domain": domain}, ensure_ascii=False),
+            CLICK + h[5],
+            f"move 2 neuron(s) to {domain}",
+        ),
+    )
+    agent.execute(
+        "UPDATE brainview_consult SET note = ? WHERE proposal_id = 'prop-hostile'", (LINK + h[1],)
+    )
+    agent.commit()
+    agent.close()
     return "prop-hostile"
 
 
@@ -184,7 +202,11 @@ def test_error_notification_help_and_palette_are_inert(make_demo: Any, monkeypat
 
         assert app.screen.current_id == pid
         with Project.locate(root, write_agent=True) as p:
-            review.decide(p, pid, "accept", decider=mallory, now=DEMO_NOW)
+            review.decide(p, pid, "accept", decider="mallory", now=DEMO_NOW)
+        conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+        conn.execute("UPDATE brainview_decision SET decider = ?", (mallory,))  # planted
+        conn.commit()
+        conn.close()
         await pilot.press("a")
         await settle(pilot)
         assert_inert(app, "already decided", CLICK)
@@ -272,15 +294,15 @@ def test_real_spikuit_hostile_brain_renders_inert(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("field", ["id", "skill", "runtime"])
 def test_intake_refuses_control_characters_in_identifiers(make_demo: Any, field: str) -> None:
-    """Identifiers are shown in every list, so intake keeps them printable (text fields
-    such as the rationale are accepted as data and shown inert)."""
+    """Identifiers are shown in every list, so intake keeps them printable (free text
+    refuses controls too; markup in either is accepted as data and shown inert)."""
     from brainview.errors import InvalidInputError
 
     root, _info = make_demo(SMALL, f"ident-{field}")
     raw = {"kind": "note", "params": {}, field: "p-\x1b]52;c;cm0=\x07\u202e"}
     with Project.locate(root, write_agent=True) as p, pytest.raises(InvalidInputError) as err:
         intake.submit(p, [raw], now=DEMO_NOW)
-    assert f"proposal[0].{field}: must be" in str(err.value)
+    assert str(err.value) == f"proposal[0].{field}: control character U+001B not allowed"
 
 
 def test_stored_hostile_id_and_skill_render_inert(make_demo: Any) -> None:

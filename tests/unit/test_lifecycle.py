@@ -239,24 +239,56 @@ def test_refusals_write_nothing(demo: DemoInfo) -> None:
 
 def test_invalidated_is_never_consulted_again_and_challenged_still_is(demo: DemoInfo) -> None:
     bad, doubtful, fine = demo.reflection_ids[12:15]
+    made = fsrs_math.format_ts(T1)
     with project(demo) as p:
-        lifecycle.invalidate(p, [bad], reason="planted", actor="alice", now=T1)
         lifecycle.challenge(p, [doubtful], reason="check it", actor="alice", now=T1)
         (queued,) = intake.submit(
             p,
             [{"id": "p-1", "kind": "note", "params": {},
-              "consulted": [bad, doubtful, fine], "created_at": fsrs_math.format_ts(T1)}],
+              "consulted": [bad, doubtful, fine], "created_at": made}],
             now=T2,
         )  # fmt: skip
+        lifecycle.invalidate(p, [bad], reason="planted", actor="alice", now=T2)
+        # From now on a proposal leaning on it is refused at intake (docs/curator.md:
+        # "never consult those"), consulted or retrieved; nothing is written.
+        for where, raw in (
+            ("consulted[1].reflection", {"consulted": [fine, bad]}),
+            ("retrieved[0]", {"retrieved": [bad]}),
+        ):
+            with pytest.raises(InvalidInputError) as err:
+                intake.submit(p, [{"id": "p-2", "kind": "note", **raw}], now=T2)
+            assert err.value.message == f"proposal[0].{where}: reflection {bad} is invalidated"
         res = review.decide(
             p, "p-1", "accept", decider="bob", now=T2, scheduler=Scheduler(enable_fuzzing=False)
         )
     flags = {(f["kind"], f["reflection"]) for f in blast.decode_suspicion(queued.suspicion)}
-    assert flags == {("invalidated", bad), ("challenged", doubtful)}
+    assert flags == {("challenged", doubtful)}
     (stored,) = rows(demo, "SELECT suspicion FROM brainview_proposal WHERE id='p-1'")
     assert stored[0] == queued.suspicion
+    assert rows(demo, "SELECT COUNT(*) FROM brainview_proposal WHERE id='p-2'") == [(0,)]
     assert [g[0] for g in res.grades] == [doubtful, fine]  # the invalidated one is not graded
     assert (bad, "retired") in res.skipped
+
+
+def test_a_retired_reflection_is_refused_at_intake_as_the_docs_say(demo: DemoInfo) -> None:
+    """docs/proposal-format.md and docs/curator.md: a consulted or retrieved reflection
+    that is retired (here by Spikuit's own prune: ``retired_at`` set) is refused, not
+    queued with a flag; nothing is written."""
+    gone, fine = demo.reflection_ids[20:22]
+    conn = sqlite3.connect(demo.root / ".spikuit" / "agent" / "circuit.db")
+    conn.execute("UPDATE neuron SET retired_at = ? WHERE id = ?", (fsrs_math.format_ts(T1), gone))
+    conn.commit()
+    conn.close()
+    before = rows(demo, "SELECT COUNT(*) FROM brainview_proposal")
+    with project(demo) as p:
+        for where, raw in (
+            ("consulted[1].reflection", {"consulted": [fine, {"reflection": gone}]}),
+            ("retrieved[0]", {"retrieved": [gone]}),
+        ):
+            with pytest.raises(InvalidInputError) as err:
+                intake.submit(p, [{"kind": "note", **raw}], now=T2)
+            assert err.value.message == f"proposal[0].{where}: reflection {gone} is retired"
+    assert rows(demo, "SELECT COUNT(*) FROM brainview_proposal") == before
 
 
 def test_pre07_brain_can_challenge_but_not_invalidate(demo: DemoInfo) -> None:

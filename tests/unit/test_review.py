@@ -707,7 +707,9 @@ def test_pending_count_and_latest_decision(demo: DemoInfo) -> None:
 
 
 def test_hostile_text_round_trips_through_decide_and_undo(triangle: DemoInfo) -> None:
-    nasty = "[bold]x[/] \x1b[31mred\x1b[0m \x85\x9b \u202eevil\u202c 漢字 🧠 \\\" '" + "y" * 25_000
+    """Markup, quotes, backslashes, lines and tabs are text: stored as given, undone
+    exactly.  Control and bidi characters are refused (test_text_rules.py)."""
+    nasty = "[bold]x[/] [@click=app.quit] \\[red] 漢字 🧠 \\\" '\n\ttab\r\n" + "y" * 25_000
     pid = propose(triangle, [("r-x", "support"), ("r-y", "oppose")], rationale=nasty)
     before = dump(triangle)
     res = decide(triangle, pid, "reject", reason=nasty[:5_000])
@@ -718,6 +720,10 @@ def test_hostile_text_round_trips_through_decide_and_undo(triangle: DemoInfo) ->
     )
     assert nasty in text and f"Maintainer rejected: {nasty[:5_000].strip()}" in text
     undo(triangle)
+    assert without_version(dump(triangle)) == without_version(before)
+    for bad in ("\x1b[31mred", "\x85\x9b", "\u202eevil\u202c", "a\x00b", "lone\rcr"):
+        with pytest.raises(InvalidInputError, match="^reason: (control|bidi) "):
+            decide(triangle, pid, "reject", reason=bad)
     assert without_version(dump(triangle)) == without_version(before)
 
 

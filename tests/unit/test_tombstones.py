@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW, DemoInfo
+from brainview.errors import InvalidInputError
 from brainview.services import blast, intake, lifecycle, tombstones
 from brainview.services.project import Project
 from brainview.store.bv_schema_lifecycle import BatchLog, ensure_lifecycle_schema
@@ -96,8 +97,14 @@ def test_reinstate_lifts_and_undo_removes_the_tombstone(demo: DemoInfo) -> None:
 
 
 def test_a_near_duplicate_of_itself_is_not_flagged(demo: DemoInfo) -> None:
-    """The invalidated reflection itself is flagged as invalidated, not as a lookalike."""
-    flags = blast.decode_suspicion(submit(demo, "p-self", ["r-poison"]).suspicion)
+    """Consulting the invalidated reflection itself is refused at intake; invalidated
+    between the check and the write, it is flagged as invalidated, not as a lookalike."""
+    with pytest.raises(InvalidInputError, match="reflection r-poison is invalidated"):
+        submit(demo, "p-self", ["r-poison"])
+    batch = intake.parse_batch([{"id": "p-self", "kind": "note", "consulted": ["r-poison"]}], T2)
+    with Project.locate(demo.root) as p, p.require_agent().read() as conn:
+        intake.flag_suspicion(conn, p.require_agent().era, batch)
+    flags = blast.decode_suspicion(batch[0].suspicion)
     assert [(f["kind"], f["reflection"]) for f in flags] == [("invalidated", "r-poison")]
 
 

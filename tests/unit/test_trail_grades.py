@@ -133,6 +133,18 @@ def test_undone_grade_stays_in_the_trail_and_undo_stays_exact(demo: DemoInfo) ->
     assert "strike" not in str(rows[1].spans)
 
 
+def plant_hostile_names(info: DemoInfo) -> None:
+    """Decider and undoer names with control and bidi characters, as a brain written by
+    an older version (or by hand) may hold them: the services refuse them now."""
+    conn = sqlite3.connect(info.root / ".spikuit" / "agent" / "circuit.db")
+    conn.execute(
+        "UPDATE brainview_decision SET decider = ?, undone_by = ? WHERE undone_at IS NOT NULL",
+        (HOSTILE, "mallory" + HOSTILE),
+    )
+    conn.commit()
+    conn.close()
+
+
 def render_rows(t: audit.AuditTrail) -> list[Text]:
     group = audit_view.render_trail(t)
     assert isinstance(group, Group)
@@ -146,8 +158,10 @@ def test_undone_grades_are_capped_counted_and_inert(
     with project(demo) as p:
         intake.submit(p, [note("p-r", rid)], now=T[1])
         for n in range(3):
-            res = decide(p, "p-r", "accept", HOSTILE, 2 + 2 * n)
-            review.undo(p, res.decision_id, now=T[3 + 2 * n], actor="mallory" + HOSTILE)
+            res = decide(p, "p-r", "accept", "dave", 2 + 2 * n)
+            review.undo(p, res.decision_id, now=T[3 + 2 * n], actor="mallory")
+    plant_hostile_names(demo)
+    with project(demo) as p:
         t = audit.trail(p, rid, undone_limit=2)
     assert t.grades == [] and len(t.undone_grades) == 2 and t.undone_grades_total == 3
     assert [g.fired_at for g in t.undone_grades] == [fsrs_math.format_ts(T[n]) for n in (2, 4)]
@@ -168,7 +182,8 @@ def test_console_audit_view_shows_the_undone_grade_inert(demo: DemoInfo) -> None
     with project(demo) as p:
         intake.submit(p, [note("p-r", rid)], now=T[1])
         res = decide(p, "p-r", "accept", "alice", 2)
-        review.undo(p, res.decision_id, now=T[3], actor="mallory" + HOSTILE)
+        review.undo(p, res.decision_id, now=T[3], actor="mallory")
+    plant_hostile_names(demo)
 
     async def scenario(pilot: Any, app: Any) -> None:
         app.push_screen(_AuditHost([rid]))

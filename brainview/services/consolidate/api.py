@@ -19,7 +19,7 @@ from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
 from brainview.core.consolidation import Settings
 from brainview.errors import ConflictError
-from brainview.services import intake
+from brainview.services import intake, text_guard
 from brainview.services.clustering_runner import Progress
 from brainview.services.consolidate import apply_agent
 from brainview.services.consolidate.gather import plan_fingerprint, read_state, texts
@@ -140,6 +140,7 @@ def apply_directly(
 ) -> int:
     """Apply every item at once, in plan order, in one transaction (no proposals, no
     decisions, no grades): the all-or-nothing reference.  Returns the items applied."""
+    text_guard.name("decider", decider)
     agent = project.require_agent()
     tag = f"brainview:consolidate:{the_plan.id}"
     with agent.write() as conn:

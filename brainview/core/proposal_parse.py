@@ -1,0 +1,217 @@
+"""The shape of a curator proposal: every field checked, every string by the text rules
+(:mod:`brainview.core.text_rules`), every bound of :mod:`brainview.core.proposal_rules`.
+
+Pure: no brain is read here (the services check what the proposal names against the
+brains).  A problem is a :class:`~brainview.core.text_rules.FieldError` whose field
+names the proposal and the key path (``proposal[0].params.new``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from brainview.core import fsrs_math
+from brainview.core.grading import STANCES
+from brainview.core.kinds import ParamError, Refs, check_params
+from brainview.core.proposal_rules import (
+    MAX_BATCH,
+    MAX_BATCH_BYTES,
+    MAX_CONSULTED,
+    MAX_ID,
+    MAX_NOTE,
+    MAX_PROPOSAL_BYTES,
+    MAX_RATIONALE,
+    MAX_REFLECTION_ID,
+    MAX_SKILL,
+    MAX_TIMESTAMP,
+    check_params_size,
+    json_bytes,
+    segment,
+)
+from brainview.core.text_rules import FieldError, check_name, check_text
+
+ALLOWED_KEYS = frozenset(
+    {"id", "skill", "kind", "params", "rationale", "consulted", "retrieved", "created_at"}
+    | {"runtime", "recall"}
+)
+"""``recall`` (a logged recall's id) is turned into ``retrieved`` before parsing
+(:mod:`brainview.services.recall_attach`); parsing accepts and ignores it."""
+_RID_HINT = f"must be a reflection id of at most {MAX_REFLECTION_ID} characters"
+SUMMARY_MAX = 500
+"""A summary longer than this (many domains merged, say) is cut with an ellipsis."""
+
+
+@dataclass
+class Proposal:
+    """A validated proposal, ready to store."""
+
+    id: str
+    skill: str
+    kind: str
+    params: dict[str, Any]
+    rationale: str
+    consulted: list[tuple[str, str, str | None]]
+    retrieved: list[str]
+    created_at: str
+    runtime: str | None
+    summary: str
+    refs: Refs = field(default_factory=Refs)
+    suspicion: str | None = None
+    """Flags set at intake (JSON list), ``None`` when nothing is suspect."""
+    nbytes: int = 0
+    """The proposal as given, serialized (compact UTF-8 JSON)."""
+
+
+def _at(index: int, fld: str) -> str:
+    base = f"proposal[{index}]"
+    return base + (fld if not fld or fld[0] in ".[" else f".{fld}")
+
+
+def fail(index: int, fld: str, reason: str) -> FieldError:
+    """A problem with proposal ``index`` at ``fld`` (``""``: the whole proposal)."""
+    return FieldError(_at(index, fld), reason)
+
+
+def _named(index: int, fld: str, value: object, max_len: int, hint: str) -> str:
+    try:
+        return check_name(fld, value, max_len=max_len)
+    except FieldError as err:
+        reason = hint if err.reason.startswith(("required", "longer")) else err.reason
+        raise fail(index, fld, reason) from None
+
+
+def parse_one(raw: object, index: int, now: datetime) -> Proposal:
+    """One proposal's shape, or FieldError naming the first problem."""
+    if not isinstance(raw, dict):
+        raise fail(index, "", "must be a JSON object")
+    extra = [k for k in raw if k not in ALLOWED_KEYS]
+    if extra:  # the key is shown escaped: it may hold anything
+        raise fail(index, segment(str(min(extra, key=str))), "unknown field")
+    pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
+    pid = _named(index, "id", pid, MAX_ID, f"must be printable text of at most {MAX_ID} characters")
+    skill = _named(
+        index, "skill", raw.get("skill", "curator"), MAX_SKILL, "must be short printable text"
+    )  # noqa: E501
+    kind = raw.get("kind")
+    if not isinstance(kind, str):
+        raise fail(index, "kind", "required string")
+    params = raw.get("params", {})
+    try:
+        refs, summary = check_params(kind, params)
+        check_params_size(params)
+    except ParamError as err:
+        raise fail(index, err.field, err.reason) from None
+    rationale = raw.get("rationale", "")
+    try:
+        check_text("rationale", rationale, max_len=MAX_RATIONALE)
+    except FieldError as err:
+        raise fail(index, "rationale", err.reason) from None
+    consulted = _consulted(raw.get("consulted", []), index)
+    retrieved = _retrieved(raw.get("retrieved", []), index)
+    created_at = _created(raw.get("created_at"), index, now)
+    runtime = raw.get("runtime")
+    if runtime is not None:
+        hint = f"must be printable text of at most {MAX_ID} characters"
+        runtime = _named(index, "runtime", runtime, MAX_ID, hint)
+    size = _size(raw, index)
+    if size > MAX_PROPOSAL_BYTES:
+        raise fail(index, "", f"{size} bytes, over the {MAX_PROPOSAL_BYTES}-byte limit")
+    consulted_ids = {c[0] for c in consulted}
+    retrieved_only = [r for r in dict.fromkeys(retrieved) if r not in consulted_ids]
+    if len(summary) > SUMMARY_MAX:
+        summary = summary[: SUMMARY_MAX - 1] + "…"
+    return Proposal(
+        pid, skill, kind, dict(params), str(rationale), consulted, retrieved_only,
+        created_at, runtime, summary, refs, nbytes=size,
+    )  # fmt: skip
+
+
+def _size(raw: object, index: int) -> int:
+    try:
+        return json_bytes(raw)
+    except (TypeError, ValueError, RecursionError):
+        raise fail(index, "", "must hold JSON values only") from None
+
+
+def _created(created: object, index: int, now: datetime) -> str:
+    if created is None:
+        return fsrs_math.format_ts(now)
+    when = None
+    if isinstance(created, str) and len(created) <= MAX_TIMESTAMP:
+        try:
+            when = fsrs_math.parse_ts(created)
+        except (ValueError, IndexError, OverflowError):
+            when = None
+    if when is None:
+        raise fail(index, "created_at", "must be an ISO 8601 timestamp")
+    if when > now + timedelta(days=1):
+        raise fail(index, "created_at", "is in the future")
+    return fsrs_math.format_ts(when)
+
+
+def _retrieved(value: object, index: int) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(r, str) and r for r in value):
+        raise fail(index, "retrieved", "must be a list of reflection ids")
+    if len(value) > MAX_CONSULTED:
+        raise fail(index, "retrieved", f"more than {MAX_CONSULTED} reflections")
+    for j, rid in enumerate(value):
+        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, _RID_HINT)
+    return list(value)
+
+
+def _consulted(value: object, index: int) -> list[tuple[str, str, str | None]]:
+    if not isinstance(value, list):
+        raise fail(index, "consulted", "must be a list")
+    if len(value) > MAX_CONSULTED:
+        raise fail(index, "consulted", f"more than {MAX_CONSULTED} reflections")
+    out: list[tuple[str, str, str | None]] = []
+    seen: set[str] = set()
+    for j, item in enumerate(value):
+        where = f"consulted[{j}]"
+        if isinstance(item, str):
+            item = {"reflection": item}
+        if not isinstance(item, dict):
+            raise fail(index, where, "must be an object with a reflection id")
+        rid = item.get("reflection")
+        if not isinstance(rid, str) or not rid:
+            raise fail(index, f"{where}.reflection", "required reflection id")
+        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, _RID_HINT)
+        if rid in seen:
+            raise fail(index, f"{where}.reflection", f"{rid} consulted twice")
+        seen.add(rid)
+        stance = item.get("stance", "support")
+        if stance not in STANCES:
+            raise fail(index, f"{where}.stance", f"must be one of {', '.join(STANCES)}")
+        note = item.get("note")
+        if note is not None:
+            try:
+                check_text("note", note, max_len=MAX_NOTE)
+            except FieldError as err:
+                raise fail(index, f"{where}.note", err.reason) from None
+        out.append((rid, str(stance), note))
+    return out
+
+
+def parse_many(raw: object, now: datetime) -> list[Proposal]:
+    """A proposal, a list of them, or parsed JSON Lines: every shape check."""
+    items = raw if isinstance(raw, list) else [raw]
+    if not items:
+        raise FieldError("", "no proposals given")
+    if len(items) > MAX_BATCH:
+        raise FieldError("", f"batch of {len(items)} proposals exceeds {MAX_BATCH}")
+    parsed: list[Proposal] = []
+    total = 0
+    for i, item in enumerate(items):
+        parsed.append(parse_one(item, i, now))
+        total += parsed[-1].nbytes
+        if total > MAX_BATCH_BYTES:
+            raise FieldError("", f"batch larger than the {MAX_BATCH_BYTES}-byte limit")
+    ids: dict[str, int] = {}
+    for i, p in enumerate(parsed):
+        if p.id in ids:
+            raise fail(i, "id", f"duplicate of proposal[{ids[p.id]}]")
+        ids[p.id] = i
+    return parsed
