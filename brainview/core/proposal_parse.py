@@ -116,6 +116,8 @@ def parse_one(raw: object, index: int, now: datetime) -> Proposal:
     if runtime is not None:
         hint = f"must be printable text of at most {MAX_ID} characters"
         runtime = _named(index, "runtime", runtime, MAX_ID, hint)
+    if "recall" in raw:  # expanded into retrieved before parsing; still a name
+        _named(index, "recall", raw["recall"], MAX_ID, "must be a recall id like rc-…")
     size = _size(raw, index)
     if size > MAX_PROPOSAL_BYTES:
         raise fail(index, "", f"{size} bytes, over the {MAX_PROPOSAL_BYTES}-byte limit")

@@ -85,7 +85,11 @@ CASES = [*SUBCOMMANDS, "stats"]
 
 
 def test_every_json_command_is_covered() -> None:
-    covered = {c.removesuffix(" --dry-run") for c in CASES if not c.startswith("export")}
+    covered = {
+        c.removesuffix(" --dry-run").removesuffix(" --no-log")
+        for c in CASES
+        if not c.startswith("export")
+    }
     assert json_commands() == covered
 
 
