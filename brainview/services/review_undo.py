@@ -138,6 +138,9 @@ def _revert_all(
     plans = {
         str(p["id"]): _applied_plan(project, p) for p in peeks if p["apply_state"] == "applied"
     }
+    if any(not plan.empty for plan in plans.values()):  # refused before the agent brain
+        with project.user.read() as uconn:
+            project.user.refuse_unsafe_schema(uconn)
     undone_at = fsrs_math.format_ts(now)
     batch_id = f"batch-{uuid.uuid4().hex[:12]}"
     reverts: list[intents.Intent] = []
