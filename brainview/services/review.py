@@ -90,6 +90,7 @@ from brainview.store.decision_rows import (
     fire_consulted,
     insert_decision,
     latest_decision,
+    latest_undone,
     pending_count,
     rejection_text,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "decide_many",
     "dismiss",
     "latest_decision",
+    "latest_undone",
     "pending_count",
     "rejection_text",
     "undo",

@@ -4,7 +4,6 @@ refuses: brainview still writes them, and they stay free of triggers and views."
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 from typing import Any

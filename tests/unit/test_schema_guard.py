@@ -123,8 +123,7 @@ def test_a_view_shadowing_a_table_is_refused(demo, which: str, table: str) -> No
     pid = add_synapse_proposal(root, info)
     execute(
         user_db(root) if which == "user" else agent_db(root),
-        f"ALTER TABLE {table} RENAME TO real_rows; "
-        f"CREATE VIEW {table} AS SELECT * FROM real_rows;",
+        f"ALTER TABLE {table} RENAME TO real_rows; CREATE VIEW {table} AS SELECT * FROM real_rows;",
     )
     before = state(root)
     refused(cli("proposals", "accept", pid, "-C", str(root)), f"view '{table}'")
