@@ -96,9 +96,11 @@ def atomic_write(
         _publish(tmp, target, what, force=force)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
-        if err.errno == errno.ENOSPC:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
             raise DiskFullError(f"{what}: disk full writing {target}; it is untouched") from None
-        raise ReadOnlyError(f"{what}: cannot write {target} ({err.strerror or err})") from None
+        if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise ReadOnlyError(f"{what}: cannot write {target} ({err.strerror})") from None
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
