@@ -119,7 +119,6 @@ def test_recovery_leaves_a_live_process_s_intent_alone(demo) -> None:  # type: i
     root, info = demo
     first, second = applicable(root, info, 2)
     _crash_after_the_decision(root, first)
-    owner.release(owner._in_flight.copy())  # this process is not carrying it out
     other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
                              stdin=subprocess.PIPE)  # fmt: skip
     try:
@@ -162,7 +161,6 @@ def test_an_ended_owner_s_intent_is_recovered(demo) -> None:  # type: ignore[no-
     root, info = demo
     (pid,) = applicable(root, info)
     _crash_after_the_decision(root, pid)
-    owner.release(owner._in_flight.copy())
     _owned_by(root, f"{socket.gethostname()}:2147483646:1")  # beyond pid_max: long gone
     out = cli("proposals", "accept", applicable(root, info)[0], "-C", str(root))
     assert out.returncode == 0, out.stderr

@@ -99,8 +99,6 @@ def write(
         ),
         intent.__dict__,
     )
-    if state == PENDING:
-        owner.claim([intent.id])  # ours until carried out: recovery leaves it alone
     return intent
 
 

@@ -8,7 +8,7 @@ decision.  So each intent records its **owner** — ``host:pid:start`` (the proc
 start time in clock ticks from ``/proc``, so a reused pid is not mistaken for the
 owner) — and recovery skips an intent when:
 
-* it is in flight in this very process (:func:`claim` … :func:`release`), or
+* it is in flight in this very process (inside :func:`holding`), or
 * its owner is another process on this host that is still running, or
 * its owner is on another host and it is younger than :data:`OTHER_HOST_GRACE_S`
   (liveness cannot be checked across hosts).
@@ -22,7 +22,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from functools import cache
 
@@ -32,7 +33,8 @@ OTHER_HOST_GRACE_S = 600.0
 """How long an intent owned by a process on another host is left to it."""
 
 _lock = threading.Lock()
-_in_flight: set[str] = set()
+_in_flight: dict[str, int] = {}
+"""Batches this process is carrying out now, with how many callers hold each."""
 
 
 def _proc_stat(pid: int) -> tuple[str, str] | None:
@@ -59,22 +61,29 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{pid}:{_start_ticks(pid)}"
 
 
-def claim(intent_ids: Iterable[str]) -> None:
-    """Mark intents as being carried out by this process (recovery leaves them)."""
+@contextmanager
+def holding(batch_id: str | None) -> Iterator[None]:
+    """While the block runs, this process is carrying out the intents of ``batch_id``
+    (written in it, then applied): recovery in this process leaves them alone.  Released
+    however the block ends — a batch left pending by an error is recoverable at once."""
+    if batch_id is None:
+        yield
+        return
     with _lock:
-        _in_flight.update(intent_ids)
+        _in_flight[batch_id] = _in_flight.get(batch_id, 0) + 1
+    try:
+        yield
+    finally:
+        with _lock:
+            left = _in_flight.pop(batch_id) - 1
+            if left:
+                _in_flight[batch_id] = left
 
 
-def release(intent_ids: Iterable[str]) -> None:
-    """This process is no longer carrying these intents out (done, or left pending)."""
+def in_flight_elsewhere(batch_id: str, owner: str | None, created_at: str, now: datetime) -> bool:
+    """Whether someone alive is carrying this batch out (so recovery must leave it)."""
     with _lock:
-        _in_flight.difference_update(intent_ids)
-
-
-def in_flight_elsewhere(intent_id: str, owner: str | None, created_at: str, now: datetime) -> bool:
-    """Whether someone alive is carrying this intent out (so recovery must leave it)."""
-    with _lock:
-        if intent_id in _in_flight:
+        if batch_id in _in_flight:
             return True
     if not owner:
         return False

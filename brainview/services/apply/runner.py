@@ -108,12 +108,8 @@ def carry_out(
         return []
     require_writable_user(project)
     at = fsrs_math.format_ts(now or datetime.now(UTC))
-    ids = [it.id for it in batch]
-    owner.claim(ids)
-    try:
+    with owner.holding(batch[0].batch_id or batch[0].id):
         return _carry_out(project, batch, at)
-    finally:
-        owner.release(ids)
 
 
 def _carry_out(project: Project, batch: Sequence[intents.Intent], at: str) -> list[Outcome]:
@@ -190,8 +186,8 @@ def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
     batches: dict[str, list[intents.Intent]] = {}
     for it in pending:
         batches.setdefault(it.batch_id or it.id, []).append(it)
-    for key, batch in list(batches.items()):  # another live process is carrying it out
-        if any(owner.in_flight_elsewhere(it.id, it.owner, it.created_at, clock) for it in batch):
+    for key, batch in list(batches.items()):  # someone alive is carrying it out
+        if any(owner.in_flight_elsewhere(key, it.owner, it.created_at, clock) for it in batch):
             del batches[key]
     outcomes: list[Outcome] = []
     for batch in batches.values():
