@@ -89,7 +89,7 @@ class Brain:
             with self.engine.connect() as conn:
                 raw = conn.connection.driver_connection
                 if raw.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # type: ignore[union-attr]
-                    refuse_unsafe(raw, self.path, self.role)  # type: ignore[arg-type]
+                    refuse_unsafe(raw, self.path, self.role, self.identity)  # type: ignore[arg-type]
                     use_wal(raw)  # type: ignore[arg-type]
                 with conn.begin():
                     self._refuse_if_moved()
@@ -102,8 +102,9 @@ class Brain:
     def refuse_unsafe_schema(self, conn: Connection) -> None:
         """Raise :class:`~brainview.errors.UnsafeSchemaError` when the file holds a
         trigger, a view or another object a write would run (one ``sqlite_master``
-        query; any connection, read or write)."""
-        refuse_unsafe(conn.connection.driver_connection, self.path, self.role)  # type: ignore[arg-type]
+        query, or one ``PRAGMA`` while the schema is unchanged; any connection)."""
+        raw = conn.connection.driver_connection
+        refuse_unsafe(raw, self.path, self.role, self.identity)  # type: ignore[arg-type]
 
     def data_version(self, conn: Connection) -> int:
         """SQLite's ``data_version``: changes when another connection commits."""

@@ -8,7 +8,8 @@ brainview's effect log, so undo could not revert it.  Real Spikuit 0.7.x brains 
 without an embedder, whose ``neuron_vec`` is a sqlite-vec virtual table brainview never
 writes) hold no trigger and no view, and brainview creates only ``brainview_*`` tables
 and indexes.  So before any write, in the write's own transaction (so nothing can be
-added in between), one ``sqlite_master`` query looks for:
+added in between), one ``sqlite_master`` query (skipped while the file's schema cookie
+is one already found clean) looks for:
 
 * any trigger and any view, whatever table it names;
 * a table brainview writes that is a virtual table or has a generated column.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 import shlex
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,10 +88,32 @@ def _has_generated(conn: sqlite3.Connection, table: str) -> bool:
     return any(row[6] in (2, 3) for row in conn.execute(f"PRAGMA table_xinfo({quoted})"))
 
 
-def refuse_unsafe(conn: sqlite3.Connection, path: Path, role: str) -> None:
-    """Raise :class:`UnsafeSchemaError` (one line) when ``findings`` is not empty."""
+_CLEAN: set[tuple[int, int, int]] = set()
+"""``(st_dev, st_ino, schema_version)`` of files found clean: SQLite bumps the schema
+cookie on every schema change, so a clean answer holds until it moves (a write then
+costs one ``PRAGMA schema_version``, not a scan of the schema)."""
+_lock = threading.Lock()
+
+
+def refuse_unsafe(
+    conn: sqlite3.Connection, path: Path, role: str, identity: tuple[int, int] | None = None
+) -> None:
+    """Raise :class:`UnsafeSchemaError` (one line) when ``findings`` is not empty.
+
+    ``identity`` (the file's ``(st_dev, st_ino)``) lets a clean answer be reused while
+    the file's schema cookie stays the same."""
+    key = None
+    if identity is not None:
+        version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
+        key = (*identity, version)
+        with _lock:
+            if key in _CLEAN:
+                return
     found = findings(conn)
     if not found:
+        if key is not None:
+            with _lock:
+                _CLEAN.add(key)
         return
     shown = ", ".join(f.describe() for f in found[:SHOWN])
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
