@@ -17,7 +17,7 @@ HELP_FLAGS = ("-h", "--help")
 TOP_FLAGS = (*HELP_FLAGS, "--version")
 COMMANDS = {
     *("open", "demo", "stats", "init-agent", "propose", "proposals", "reflect"),
-    *("communities", "export", "serve"),
+    *("communities", "export", "serve", "recall", "outcome", "mcp"),
 }
 
 

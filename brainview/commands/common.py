@@ -15,11 +15,10 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from brainview.errors import UsageError
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
 
     from brainview.services.project import Project
     from brainview.store.discovery import BrainPaths
-
-_RELATIVE = re.compile(r"^(\d{1,6})([smhdw])$")
-_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
 def paths_of(args: argparse.Namespace) -> BrainPaths:
@@ -97,18 +93,12 @@ def parse_when(value: str, *, flag: str, clock: datetime) -> str:
     Accepts ISO 8601 dates or datetimes (any of the brain spellings; naive = UTC) and
     relative ages such as ``30m``, ``12h``, ``7d``, ``2w`` (that long before now).
     """
-    from brainview.core.fsrs_math import format_ts, parse_ts
+    from brainview.core.when import parse_when as parse
 
-    text = value.strip()
-    rel = _RELATIVE.match(text)
-    if rel:
-        return format_ts(clock - timedelta(**{_UNITS[rel.group(2)]: int(rel.group(1))}))
     try:
-        return format_ts(parse_ts(text))
-    except (ValueError, IndexError):
-        raise UsageError(
-            f"{flag}: expected an ISO 8601 date/time or an age like 7d, got {value!r}"
-        ) from None
+        return parse(value, clock)
+    except ValueError as err:
+        raise UsageError(f"{flag}: {err}") from None
 
 
 def stdout_is_terminal() -> bool:

@@ -151,6 +151,9 @@ def undo(args: argparse.Namespace) -> int:
         unit = unit_of(conn, str(decision["id"]))
     applied = any(d["apply_state"] == "applied" for d in unit)
     with _deciding(args, user=applied) as project:
+        from brainview.services.outcome import is_outcome
+
+        outcomes = is_outcome(project, [str(d["proposal_id"]) for d in unit])
         results = review.undo_unit(project, str(decision["id"]), now=clock, actor=actor)
     first = results[0]
     data = {
@@ -178,7 +181,7 @@ def undo(args: argparse.Namespace) -> int:
     out = [
         f"undone {r.decision_id} ({r.verdict} of {cell(r.proposal_id, 40)}): "
         f"{r.rows_restored} agent-brain and {r.user_rows_restored} user-brain "
-        "row change(s) reverted; the proposal is pending again"
+        f"row change(s) reverted; {_after_undo(r.proposal_id in outcomes)}"
         for r in results
     ]
     if len(results) > 1:
@@ -218,3 +221,7 @@ def _which_decision(conn: Any, ident: str | None) -> dict[str, Any]:
             f"by {undone['undone_by']}; nothing left to undo"
         )
     raise NotFoundError(f"no decision or decided proposal {ident!r}")
+
+
+def _after_undo(outcome: bool) -> str:
+    return "the outcome is withdrawn" if outcome else "the proposal is pending again"

@@ -129,11 +129,14 @@ def _not_found(project: Any, ident: str) -> str:
     """ "no proposal X", pointing at the proposal when X is a policy one would create."""
     from sqlalchemy import text
 
+    from brainview.services.outcome import is_outcome
     from brainview.store.readmodel import table_exists
 
     message = f"no proposal {cell(ident, 80)}"
     if project.agent is None:
         return message
+    if is_outcome(project, [ident]):
+        return f"{message}: it is a tutor/QABot outcome (brainview outcome show {cell(ident, 80)})"
     with project.agent.read() as conn:
         if not table_exists(conn, "brainview_proposal"):
             return message

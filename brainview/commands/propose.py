@@ -193,8 +193,9 @@ def propose(args: argparse.Namespace) -> int:
         intake.parse_batch(value, clock)  # shape errors need no brain: report them first
         with open_project(args, write_agent=not args.dry_run) as project:
             batch = intake.submit(
-                project, value, source=args.source, dry_run=args.dry_run, now=clock
-            )
+                project, value, source=args.source, dry_run=args.dry_run, now=clock,
+                recall=args.recall,
+            )  # fmt: skip
     except InvalidInputError as err:
         raise _with_line(err, lines) from None
     return _report(args, batch)

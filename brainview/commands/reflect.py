@@ -95,6 +95,11 @@ def render(data: dict[str, Any]) -> list[str]:
             f"  written when {cell(origin['actor'], 30)} rejected "
             f"{cell(origin['proposal_id'], 30)} (decision {origin['decision_id']})"
         )
+    elif origin and origin["kind"] == "outcome":
+        out.append(
+            f"  written when {cell(origin['actor'], 30)} reported the failed outcome "
+            f"{cell(origin['proposal_id'], 30)} (decision {origin['decision_id']})"
+        )
     if card:
         out.append(
             f"  card ({card['source']}): S={fmt_float(card['stability'])} "
@@ -110,7 +115,7 @@ def render(data: dict[str, Any]) -> list[str]:
     out.append(f"  spikes: {data['spikes']} (most recent {len(data['recent_spikes'])} below)")
     for g in data["recent_spikes"][-10:]:
         why = (
-            f"{g['stance']} · {g['verdict']} of {cell(g['proposal_id'], 30)} "
+            f"{g['stance']} · {_verdict(g)} of {cell(g['proposal_id'], 30)} "
             f"by {cell(g['decider'], 20)}"
             if g["via"] == "brainview"
             else "outside brainview"
@@ -148,7 +153,14 @@ def _grade_history(data: dict[str, Any]) -> list[str]:
             else "live"
         )
         out.append(
-            f"    {cell(g['fired_at'], 32)}  {g['grade_name']:<6} {cell(g['verdict'], 8)} of "
+            f"    {cell(g['fired_at'], 32)}  {g['grade_name']:<6} {cell(_verdict(g), 8)} of "
             f"{cell(g['proposal_id'], 30)} by {cell(g['decider'], 20)} · {fate}"
         )
     return out
+
+
+def _verdict(grade: dict[str, Any]) -> str | None:
+    """The verdict behind a grade, ``success``/``failure`` for a tutor / QABot outcome."""
+    from brainview.core.outcomes import result_word
+
+    return result_word(grade.get("proposal_kind"), grade.get("verdict"))

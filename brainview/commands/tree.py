@@ -142,7 +142,54 @@ def _propose(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--schema", action="store_true", help="print the proposal JSON Schema and exit")
     p.add_argument("--source", default="cli", help="recorded as the proposals' source (cli)")
+    p.add_argument(
+        "--recall",
+        metavar="ID",
+        help="a logged recall (rc-…): its hits not consulted become each proposal's retrieved",
+    )
     _json(p)
+
+
+def _recall(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "recall",
+        "recall:recall",
+        "the lessons that matter for a draft, ranked, with why (logged, never graded)",
+        epilog="Give free text (--text), user neurons (--ref), a draft proposal (--draft FILE, "
+        "- for stdin), or any mix. Scores: BM25 over lesson text with [user:…] expanded, "
+        "spreading from the draft's neurons, weighted by FSRS retrievability now. Each "
+        "recall is logged; pass its id to `propose --recall`.",
+    )
+    _location(p, positional=True)
+    p.add_argument("--text", default="", help="what the draft is about, in words")
+    p.add_argument(
+        "--ref", action="append", default=[], metavar="NEURON", help="a user neuron (repeatable)"
+    )
+    p.add_argument("--draft", metavar="FILE", help="a draft proposal (JSON object), - for stdin")
+    p.add_argument("--skill", help="only this skill's lessons (curator, tutor, qabot…)")
+    p.add_argument("--limit", type=int, default=10, help="hits to return (1–100, default 10)")
+    p.add_argument("--no-log", action="store_true", help="do not log this recall (no id)")
+    p.add_argument("--runtime", help="the asking runtime, recorded with the recall")
+    _json(p)
+
+
+def _mcp(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "mcp",
+        "mcp:mcp",
+        "serve curator tools over MCP on stdin/stdout",
+        epilog="Run by an MCP client, not by hand: tools to propose, read decisions back "
+        "and inspect reflections; the curator guide and the proposal schema as "
+        "resources. Setup: docs/curator.md.",
+    )
+    _location(p, positional=True)
+    p.add_argument(
+        "--runtime",
+        metavar="NAME",
+        help="the curator runtime its proposals are recorded with (default: the client's name)",
+    )
 
 
 def _filters(p: argparse.ArgumentParser) -> None:
@@ -297,6 +344,48 @@ def _reflect(sub: argparse._SubParsersAction) -> None:
         _json(p)
 
 
+def _outcome(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser("outcome", help="record tutor / QABot outcomes: grade what they consulted")
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = _leaf(
+        acts,
+        "report",
+        "outcome:report",
+        "record a tutor hint or QABot answer that succeeded or failed (one transaction)",
+        epilog="Give the outcome as flags or as one JSON object in FILE (- = stdin; shape in "
+        "docs/curator.md), not both. Success grades supporting lessons strong, failure grades "
+        "them miss and writes a lesson. The same --id and content again records nothing "
+        "(already_recorded); the same --id with other content is refused (exit 5).",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="a JSON object, or - for stdin")
+    p.add_argument("--id", help="your id for this outcome: makes retries safe (default: new)")
+    p.add_argument("--skill", choices=["tutor", "qabot"], help="which skill reports")
+    p.add_argument("--result", choices=["success", "failure"], help="how it went")
+    p.add_argument("--situation", help="one line: what was tried and what happened")
+    p.add_argument(
+        "--consulted",
+        action="append",
+        metavar="ID[:STANCE[:NOTE]]",
+        help="a reflection it consulted (repeatable); stance support (default), oppose, annotate",
+    )
+    p.add_argument("--lesson", help="the lesson a failure writes (default: from the situation)")
+    p.add_argument("--runtime", help="model or agent version that produced it")
+    p.add_argument("--decider", help="recorded as the decider (default: the skill name)")
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "show", "outcome:show", "a recorded outcome: its decision, grades and lesson")
+    p.add_argument("id", metavar="ID", help="outcome id")
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "undo", "outcome:undo", "undo an outcome exactly (grades, lesson, its rows)")
+    p.add_argument("id", metavar="ID", help="outcome id")
+    p.add_argument("--decider", help="who undoes (default: config review.decider, OS user)")
+    _location(p)
+    _json(p)
+
+
 def _communities(sub: argparse._SubParsersAction) -> None:
     top = sub.add_parser("communities", help="clusters of similar reflections")
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -343,8 +432,11 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _basic(sub)
     _propose(sub)
+    _recall(sub)
+    _mcp(sub)
     _proposals(sub)
     _reflect(sub)
+    _outcome(sub)
     _communities(sub)
     _export(sub)
     return parser

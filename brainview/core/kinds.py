@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from brainview.core.kinds_agent import AGENT_KINDS
+from brainview.core.outcomes import OUTCOME_KIND
 from brainview.core.params import (
     MAX_TEXT,
     ParamError,
@@ -121,6 +122,10 @@ def is_agent_kind(kind: str) -> bool:
 
 def check_params(kind: str, params: object) -> tuple[Refs, str]:
     """Validate a kind's params; return what it names and a summary line."""
+    if kind == OUTCOME_KIND:  # recorded by services.outcome, decided at once, never queued
+        raise ParamError(
+            "kind", "'outcome' is not proposed: report it with `brainview outcome report`"
+        )
     if kind not in KINDS:
         raise ParamError("kind", f"unknown kind {kind!r}; one of {', '.join(KINDS)}")
     if not isinstance(params, dict):

@@ -70,10 +70,12 @@ def write_lesson(
     link_to: Sequence[str],
     weight: float,
     now: datetime,
+    actor_kind: str = "human",
 ) -> str | None:
     """Write a rejection lesson, its links and card, and their changeset (through
     ``log``, so the decision's undo knows them); returns the changeset id (``None``
-    when the era keeps no change log)."""
+    when the era keeps no change log).  ``actor_kind``: ``agent`` for the lesson of a
+    failed tutor or QABot outcome (:mod:`brainview.services.outcome`)."""
     neuron, links = write_reflection(log, era, neuron_id, content, skill, link_to, weight, now)
     if not era.has_changelog:
         return None
@@ -84,7 +86,11 @@ def write_lesson(
         for s in links
     ]  # fmt: skip
     cs = ChangesetInfo(
-        new_changeset_id(), f"{TAG_PREFIX}{proposal_id}", decider, fsrs_math.format_ts(now)
+        new_changeset_id(),
+        f"{TAG_PREFIX}{proposal_id}",
+        decider,
+        fsrs_math.format_ts(now),
+        actor_kind,
     )
     changeset, rows = Plan("reflection", {}, cs, [], events).log_rows()
     log.insert("changeset", [changeset])

@@ -1,7 +1,8 @@
 """The full audit trail of one reflection, as a dataclass and as JSON.
 
-Where it came from (written by a rejected proposal's decision, added through Spikuit's
-change log — "imported" —, or already there before anything was recorded), every
+Where it came from (written by a rejected proposal's decision or a failed tutor / QABot
+outcome, added through Spikuit's change log — "imported" —, or already there before
+anything was recorded), every
 grade it received (with the proposal, verdict and decider behind it; spikes from
 outside brainview too; grades an undo took back stay, marked undone — see
 :mod:`brainview.services.audit_grades`), the STDP weight changes it took part in, merges, every
@@ -23,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from brainview.core.outcomes import OUTCOME_KIND
 from brainview.errors import NotFoundError
 from brainview.services import blast, lifecycle
 from brainview.services.audit_grades import (
@@ -44,7 +46,8 @@ class Origin:
     """How the reflection came to be."""
 
     kind: str
-    """``rejection``, ``imported`` or ``pre-existing``."""
+    """``rejection``, ``outcome`` (a failed tutor / QABot outcome), ``imported`` or
+    ``pre-existing``."""
     at: str | None
     actor: str | None = None
     decision_id: str | None = None
@@ -180,8 +183,8 @@ def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
             ),
             {"r": rid},
         ).first()
-        if hit is not None:
-            return Origin("rejection", *hit)
+        if hit is not None:  # a failed tutor / QABot outcome writes its lesson the same way
+            return Origin("outcome" if hit[4] == OUTCOME_KIND else "rejection", *hit)
     if era.has_changelog:
         hit = first_event(conn, rid)
         if hit is not None and hit[0] == "neuron.add":

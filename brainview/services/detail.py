@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import text
 
 from brainview.core.kinds import check_params, is_agent_kind
+from brainview.core.outcomes import OUTCOME_KIND
 from brainview.core.refs import name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import ConflictError, NotFoundError
@@ -103,6 +104,11 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         ).first()
         if row is None:
             raise NotFoundError(f"no proposal {proposal_id}")
+        if row[1] == OUTCOME_KIND:
+            raise NotFoundError(
+                f"{proposal_id} is a tutor/QABot outcome, not a proposal: "
+                f"brainview outcome show {proposal_id}"
+            )
         links = conn.execute(
             text(
                 "SELECT reflection_id, role, stance, note FROM brainview_consult "

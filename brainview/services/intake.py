@@ -40,6 +40,7 @@ ALLOWED_KEYS = {
     "retrieved",
     "created_at",
     "runtime",
+    "recall",
 }
 MAX_BATCH = 10_000
 MAX_CONSULTED = 500
@@ -328,9 +329,16 @@ def submit(
     source: str = "cli",
     dry_run: bool = False,
     now: datetime | None = None,
+    recall: str | None = None,
 ) -> list[Proposal]:
-    """Validate, flag suspect proposals and (unless ``dry_run``) queue a batch atomically."""
+    """Validate, flag suspect proposals and (unless ``dry_run``) queue a batch atomically.
+
+    A proposal's ``"recall": "rc-…"`` (or ``recall`` for the whole batch) fills its
+    ``retrieved`` from that logged recall (:mod:`brainview.services.recall_attach`)."""
     now = now or datetime.now(UTC)
+    from brainview.services.recall_attach import expand  # only proposals that name a recall
+
+    raw = expand(project, raw, recall)
     batch = parse_batch(raw, now)
     check_against_brains(project, batch)
     agent = project.require_agent()

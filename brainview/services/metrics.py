@@ -1,6 +1,8 @@
 """Agent-brain metrics over time: acceptance per skill, time per decision (the
 Maintenance Amortized Cost, MAC) by week, by agent-brain age and by runtime, acceptance
-over successive consolidations, policy emergence and reflections at risk.
+over successive consolidations, policy emergence and reflections at risk; and, apart,
+the success rate of tutor hints and QABot answers per skill (outcomes,
+:mod:`brainview.services.outcome`), which count in no maintainer metric.
 
 Weeks start on Monday (UTC) and are named by that date. Only standing decisions count
 (undone ones are ignored); ``dismiss`` is neither an acceptance nor a rejection but
@@ -49,6 +51,21 @@ class SkillWeek:
     def rate(self) -> float | None:
         """Accepted share of accept + reject (``None`` without verdicts)."""
         return seed.rate(self.accepted, self.rejected)
+
+
+@dataclass(frozen=True)
+class OutcomeWeek:
+    """Tutor / QABot outcomes of one skill in one week (success = accept)."""
+
+    week: str
+    skill: str
+    success: int
+    failure: int
+
+    @property
+    def rate(self) -> float | None:
+        """Success share (``None`` without outcomes)."""
+        return seed.rate(self.success, self.failure)
 
 
 @dataclass(frozen=True)
@@ -120,6 +137,8 @@ class AgentMetrics:
     by_runtime: list[RuntimeStats] = field(default_factory=list)
     by_runtime_week: list[RuntimeStats] = field(default_factory=list)
     consolidations: list[ConsolidationAcceptance] = field(default_factory=list)
+    outcomes: list[OutcomeWeek] = field(default_factory=list)
+    """Tutor / QABot success per week and skill (outcomes count nowhere else)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (rates included)."""
@@ -142,6 +161,7 @@ class AgentMetrics:
             "by_runtime": runtime_rows(self.by_runtime, weekly=False),
             "by_runtime_week": runtime_rows(self.by_runtime_week, weekly=True),
             "consolidations": [c.to_json() for c in self.consolidations],
+            "outcomes": _with_rate(self.outcomes),
         }
 
 
@@ -183,9 +203,22 @@ def agent_metrics(project: Project, now: datetime, *, threshold: float, days: in
     return out
 
 
-def _decisions(out: AgentMetrics, d: seed.Decisions, born: datetime | None) -> None:
-    """Fill the decision-based metrics from the standing decisions' columns."""
+def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) -> None:
+    """Fill the decision-based metrics from the standing decisions' columns: the
+    maintainer's decisions on proposals, and tutor / QABot outcomes apart."""
     name = seed.week_name
+    outcomes = every.where(every.outcome)
+    n_out = max(1, len(outcomes.skills))
+    out.outcomes = sorted(
+        (
+            OutcomeWeek(
+                name(g.key // n_out), outcomes.skills[g.key % n_out], g.accepted, g.rejected
+            )
+            for g in seed.group(outcomes.week * n_out + outcomes.skill, outcomes)
+        ),
+        key=lambda w: (w.week, w.skill),
+    )
+    d = every.where(~every.outcome)
     out.decision_time = [
         DecisionWeek(name(g.key), g.decisions, g.median_seconds) for g in seed.group(d.week, d)
     ]

@@ -11,7 +11,7 @@ codes, ``np.bincount`` counts, one ``lexsort`` for all the medians of a grouping
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -23,6 +23,8 @@ UNKNOWN_RUNTIME = "unknown"
 """The runtime of proposals that named none."""
 POLICY_KIND = "summarize_community"
 """Accepting a proposal of this kind creates a policy neuron."""
+OUTCOME_KIND = "outcome"
+"""A tutor / QABot outcome: success is an accept, failure a reject; never maintainer time."""
 VERDICTS = ("accept", "reject", "dismiss")
 DAY_S = 86_400
 WEEK_S = 7 * DAY_S
@@ -80,6 +82,16 @@ class Decisions:
     runtimes: list[str]
     policy: np.ndarray
     """Whether the proposal was a ``summarize_community``."""
+    outcome: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Whether the row is a tutor / QABot outcome (:data:`OUTCOME_KIND`), not a proposal."""
+
+    def where(self, mask: np.ndarray) -> Decisions:
+        """The decisions where ``mask`` holds (codes keep their name lists)."""
+        return Decisions(
+            self.at[mask], self.week[mask], self.verdict[mask], self.seconds[mask],
+            self.skill[mask], self.skills, self.runtime[mask], self.runtimes,
+            self.policy[mask], self.outcome[mask],
+        )  # fmt: skip
 
 
 def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -112,6 +124,7 @@ def read_decisions(conn: Connection) -> Decisions:
         runtime=runtime,
         runtimes=runtimes,
         policy=np.array([r[5] == POLICY_KIND for r in rows], dtype=bool),
+        outcome=np.array([r[5] == OUTCOME_KIND for r in rows], dtype=bool),
     )
 
 

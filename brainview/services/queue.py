@@ -73,7 +73,7 @@ def page(
     """One page of the queue and the total matching; stale flags for that page only."""
     if project.agent is None:
         return [], 0
-    where = ["status = :status"]
+    where = ["status = :status", "kind <> 'outcome'"]  # outcomes are never queued
     params: dict[str, object] = {"status": status, "limit": limit, "offset": offset}
     if needle:
         where.append(

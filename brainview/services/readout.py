@@ -59,7 +59,7 @@ def in_clause(column: str, values: Sequence[str], name: str, params: dict[str, A
 
 def _where(q: ProposalQuery, params: dict[str, Any]) -> tuple[list[str], str]:
     statuses = STATUS_SETS[q.status]
-    clauses = []
+    clauses = ["p.kind <> 'outcome'"]  # tutor / QABot outcomes: `brainview outcome show`
     if statuses is not None:
         clauses.append(in_clause("p.status", statuses, "st", params))
     if q.kinds:

@@ -50,6 +50,7 @@ from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_decision_group
+from brainview.store.clock_floor import not_before_last
 from brainview.store.effects import revert_effects, stored_effects
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver, select_in
@@ -141,11 +142,12 @@ def _revert_all(
     if any(not plan.empty for plan in plans.values()):  # refused before the agent brain
         with project.user.read() as uconn:
             project.user.refuse_unsafe_schema(uconn)
-    undone_at = fsrs_math.format_ts(now)
     batch_id = f"batch-{uuid.uuid4().hex[:12]}"
     done: list[tuple[dict[str, Any], int, intents.Intent | None]] = []
     with owner.holding(batch_id):  # its revert intents are ours until carried out
         with agent.write() as conn:
+            now = not_before_last(conn, now)  # the clock went back? an undo is not older
+            undone_at = fsrs_math.format_ts(now)
             for peek in peeks:
                 done.append(_revert_one(project, conn, peek, plans, actor, now, batch_id))
             reverts = [revert for _d, _n, revert in done if revert is not None]
@@ -209,7 +211,10 @@ def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
     revived = [
         e.key
         for e in stored_effects(conn, decision_id)
-        if e.tbl == "synapse" and e.before is not None and e.before.get("retired_at") is None
+        if e.tbl == "synapse"
+        and e.before is not None
+        and "retired_at" in e.before  # a pre-0.7 brain retires nothing (and has no column)
+        and e.before["retired_at"] is None
     ]
     ends = sorted({str(k[end]) for k in revived for end in ("pre", "post")})
     if not ends:

@@ -23,6 +23,7 @@ from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
 
 if TYPE_CHECKING:
+    from brainview.services.detail import ProposalDetail
     from brainview.services.project import Project
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
@@ -87,6 +88,8 @@ class BrainviewApp(App[int]):
         self._projects_lock = threading.Lock()
         self.writing_paused: bool | None = None
         """Whether the project paused reflection writing (``None``: not read yet)."""
+        self.under_review: ProposalDetail | None = None
+        """The proposal triage shows now (the recall box's ``ctrl+t`` recalls for it)."""
         if self.config.keys:
             self.set_keymap(self.config.keys)
         if self.config.ui.theme:
@@ -183,6 +186,25 @@ class BrainviewApp(App[int]):
         from brainview.tui.screens.reflection import ReflectionScreen
 
         self.push_screen(ReflectionScreen(reflection_id))
+
+    def open_recall(self, proposal: ProposalDetail | None = None) -> None:
+        """Push the recall screen, prefilled with ``proposal``'s draft if given (else for
+        typed text; the proposal under review in triage is one ``ctrl+t`` away).  Without
+        an agent brain the box says so, in one line, when asked to recall."""
+        from brainview.services.recall_browse import draft_of
+        from brainview.tui.screens.recall import RecallScreen
+
+        offer = proposal or self.under_review
+        self.push_screen(
+            RecallScreen(
+                draft_of(proposal) if proposal is not None else None,
+                offer=draft_of(offer) if offer is not None else None,
+            )
+        )
+
+    def action_recall(self) -> None:
+        """Recall lessons by words and neurons (read-only)."""
+        self.open_recall()
 
     def action_consolidate(self) -> None:
         """Plan a consolidation of the agent brain and queue it for review."""

@@ -41,6 +41,10 @@ def _screens() -> dict[str, list[Binding]]:
             scopes[name] = _bindings(getattr(mod, cls).BINDINGS)
         except (ImportError, AttributeError):
             continue
+    from brainview.tui.screens.recall import RecallScreen
+    from brainview.tui.widgets.recall_box import RecallBox
+
+    scopes["recall"] = _bindings([*RecallScreen.BINDINGS, *RecallBox.BINDINGS])
     return scopes
 
 

@@ -112,7 +112,14 @@ def test_stats_json_shape_and_rows(demo) -> None:  # type: ignore[no-untyped-def
     out = run("stats", str(root), "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"user", "agent", "proposals", "agent_metrics", "reflection_writing"}
+    assert set(data) == {
+        "user",
+        "agent",
+        "proposals",
+        "outcomes",
+        "agent_metrics",
+        "reflection_writing",
+    }
     assert data["reflection_writing"]["enabled"] is True
     metrics = data["agent_metrics"]
     assert {"acceptance", "decision_time", "policies_per_week", "at_risk"} <= set(metrics)

@@ -32,6 +32,10 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         setup = ("proposals", "accept", pid) if name == "proposals undo" else None
         setup = setup or ("reflect", "challenge", rid, "--reason", "suspect")
         assert cli(*setup, "-C", str(root)).returncode == 0
+    report = ["outcome", "report", "--id", "o-smoke", "--skill", "tutor", "--result", "failure",
+              "--situation", "the hint missed", "--consulted", f"{rid}:support"]  # fmt: skip
+    if name in ("outcome show", "outcome undo"):
+        assert cli(*report, "-C", str(root)).returncode == 0
     cases: dict[str, tuple[list[str], Any]] = {
         "propose": (["propose", str(_proposal_file(root))], lambda d: d["count"] == 1),
         "propose --dry-run": (
@@ -84,10 +88,21 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         "reflect enable": (["reflect", "enable"], lambda d: d["enabled"] is True),
         "communities list": (["communities", "list"], lambda d: d["total"] > 1),
         "communities show": (["communities", "show", "0"], lambda d: d["total"] > 1),
+        "outcome report": (report, lambda d: d["lesson_id"] and d["grades"][0]["grade"] == 1),
+        "outcome show": (["outcome", "show", "o-smoke"], lambda d: d["already_recorded"]),
+        "outcome undo": (["outcome", "undo", "o-smoke"], lambda d: d["id"] == "o-smoke"),
         "export proposals": (["export", "proposals"], lambda d: len(d) == 36),
         "export decisions": (["export", "decisions"], lambda d: d == []),
         "export reflections": (["export", "reflections"], lambda d: len(d) > 150),
         "export communities": (["export", "communities"], lambda d: len(d) > 1),
+        "recall": (
+            ["recall", "--text", "merging keywords overlap"],
+            lambda d: d["recall_id"].startswith("rc-") and d["hits"][0]["rank"] == 1,
+        ),
+        "recall --no-log": (
+            ["recall", "--text", "merging keywords overlap", "--no-log"],
+            lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
+        ),
     }
     return cases[name]
 
@@ -97,8 +112,10 @@ SUBCOMMANDS = [
     "proposals reject", "proposals dismiss", "proposals undo", "reflect list",
     "reflect inspect", "reflect challenge", "reflect invalidate", "reflect reinstate",
     "reflect undo", "reflect fading", "reflect consolidate", "reflect consolidate --dry-run",
-    "reflect disable", "reflect enable", "communities list", "communities show",
+    "reflect disable", "reflect enable", "outcome report", "outcome show", "outcome undo",
+    "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
+    "recall", "recall --no-log",
 ]  # fmt: skip
 
 

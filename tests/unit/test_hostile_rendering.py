@@ -312,3 +312,31 @@ def test_suspicion_and_state_marks_render_inert() -> None:
     assert "☣ suspect (1)" in out and "⚠ challenged" in out and CLICK in rest
     assert queue_flag(False, value).plain == "☣" and queue_flag(True, value).plain == "⚠"
     assert render_suspicion(None) is None and queue_flag(False, None).plain == " "
+
+
+def test_recall_box_renders_hostile_lessons_and_typing_inert(make_demo: Any) -> None:
+    """Recall for the hostile proposal: hostile lessons rank and show literally; hostile
+    words typed in the box too (the hits, the box and the status line)."""
+    from brainview.store.recall_handle import close_all
+    from brainview.tui.screens.recall import RecallScreen
+
+    root, info = make_demo(SMALL, "recall-hostile")
+    inject(root, info, ["".join(PAYLOADS)] * 6)
+
+    async def scenario(pilot: Any, app: BrainviewApp) -> None:
+        assert app.screen.current_id == "prop-hostile"
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, RecallScreen)
+        box = app.screen.box
+        assert set(info.reflection_ids[:3]) & set(box.hit_ids)
+        assert_inert(app, CLICK, "recall")
+        await pilot.press("ctrl+t", *"[bold]x[/bold] click quit", "enter")
+        await settle(pilot)
+        assert box.error == "" and box.hit_ids
+        assert_inert(app, "[bold]x[/bold]", CLICK)
+
+    try:
+        run(root, scenario, start="triage")
+    finally:
+        close_all()

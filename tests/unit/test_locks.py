@@ -168,6 +168,33 @@ def test_every_cli_path_keeps_the_locks(held) -> None:  # type: ignore[no-untype
         _check(pair, " ".join(args))
 
 
+def test_every_mcp_tool_keeps_the_locks(held) -> None:  # type: ignore[no-untyped-def]
+    """The MCP server's tools, called in this process as its worker threads call them."""
+    from brainview.mcp import tools_queue, tools_reflections
+    from brainview.mcp.registry import Session
+    from brainview.services import shipped
+
+    root, pair = held
+    user = pair[0].conn.execute("SELECT id FROM neuron WHERE retired_at IS NULL").fetchone()[0]
+    rid = (
+        pair[1]
+        .conn.execute("SELECT id FROM neuron WHERE type = 'reflection' AND retired_at IS NULL")
+        .fetchone()[0]
+    )
+    call = Session(discover(root), "lock-test", lambda: DEMO_NOW).call(None)
+    note = {"kind": "note", "params": {"neurons": [user]}, "consulted": [rid]}
+    for name, run in (
+        ("propose dry run", lambda: tools_queue.propose(call, note, dry_run=True)),
+        ("propose", lambda: tools_queue.propose(call, note)),
+        ("decisions_since", lambda: tools_queue.decisions_since(call, since="30d")),
+        ("inspect_reflection", lambda: tools_reflections.inspect_reflection(call, rid)),
+        ("curator guide", shipped.curator_guide),
+        ("proposal schema", shipped.proposal_schema),
+    ):
+        run()
+        _check(pair, f"mcp {name}")
+
+
 async def test_the_console_keeps_the_locks(held) -> None:  # type: ignore[no-untyped-def]
     from brainview.tui.app import make_app
     from brainview.tui.clock import frozen

@@ -99,3 +99,19 @@ def test_runtime_and_skill_names_are_inert() -> None:
         assert rows and "…" in rows[0] and rows[0].rstrip().endswith("1")
 
     render(data, check)
+
+
+def test_panel_shows_tutor_and_qabot_success_next_to_acceptance(scripted) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+    data = _metrics(scripted).to_json()
+    data["outcomes"] = [
+        {"week": "2026-11-23", "skill": "tutor", "success": 1, "failure": 1, "rate": 0.5},
+        {"week": "2026-11-30", "skill": "qabot", "success": 0, "failure": 2, "rate": 0.0},
+        {"week": "2026-11-30", "skill": "tutor", "success": 2, "failure": 0, "rate": 1.0},
+    ]
+
+    async def check(app: PanelApp) -> None:
+        lines = text_of(app).splitlines()
+        i = lines.index("acceptance 100% in week of 2026-11-30 (curator 1/1)")
+        assert lines[i + 1] == "outcomes qabot 0/2 succeeded (0%), tutor 3/4 succeeded (75%)"
+
+    render(data, check, width=80)

@@ -73,6 +73,24 @@ def _spkt_plan(tmp: Path, info: DemoInfo) -> Path:
     return path
 
 
+def _outcome(tmp: Path, info: DemoInfo) -> list[str]:
+    """Record a tutor outcome first (a write, before the watch starts); show it."""
+    from brainview.services import outcome
+    from brainview.services.project import Project
+
+    del tmp
+    rep = outcome.OutcomeReport(
+        "o-ro",
+        "tutor",
+        "failure",
+        "a hint that missed",
+        [(info.reflection_ids[0], "support", None)],
+    )
+    with Project.open(discover(info.root), write_agent=True) as project:
+        outcome.report_outcome(project, rep, decider="tutor", now=DEMO_NOW)
+    return ["outcome", "show", "o-ro", "--json"]
+
+
 READING: dict[str, Argv] = {
     "stats --json": lambda t, i: ["stats", "--json"],
     "stats": lambda t, i: ["stats"],
@@ -101,6 +119,11 @@ READING: dict[str, Argv] = {
         *("propose", str(_spkt_plan(t, i)), "--from-spkt-plan", "--dry-run", "--json")
     ],
     "propose --schema": lambda t, i: ["propose", "--schema"],
+    "recall --no-log": lambda t, i: ["recall", "--text", "merging keywords", "--no-log"],
+    "recall --no-log --json": lambda t, i: [
+        *("recall", "--ref", i.user_ids[0], "--text", "merge", "--no-log", "--json")
+    ],
+    "outcome show": _outcome,
 }
 
 
@@ -205,6 +228,7 @@ READ_ONLY_DIR = [
     "reflect consolidate --dry-run --json",
     "communities list",
     "export reflections jsonl",
+    "recall --no-log --json",
 ]
 
 

@@ -66,6 +66,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     | `f` | Clusters ↔ fading list |
     | `o` | Cycle the sort order of clusters |
     | `enter`, `i` | Open the highlighted reflection |
+    | `l` | Recall lessons for words or user neurons |
     | `K` / `L` | Rescue (keep) / let go a fading reflection |
     | `j` / `k` | Down / up in the focused table |
     | `u` | Undo this session's last rescue / let-go |
@@ -78,6 +79,13 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
         Binding("f", "toggle_view", "Fading", id="communities.fading", tooltip="Clusters ↔ fading"),
         Binding("o", "sort", "Sort", id="communities.sort", tooltip="Size, weakest R, misses"),
         Binding("i", "inspect", "Inspect", id="communities.inspect", tooltip="Reflection view"),
+        Binding(
+            "l",
+            "app.recall",
+            "Recall",
+            id="communities.recall",
+            tooltip="Recall lessons for words or user neurons, ranked with why (not logged)",
+        ),
         Binding("K", "decide('rescue')", "Rescue", id="fading.rescue", tooltip="Keep: no pruning"),
         Binding("L", "decide('let_go')", "Let go", id="fading.let_go", tooltip="May be pruned"),
         Binding("j", "nav(1)", "Down", id="communities.down", show=False),

@@ -21,8 +21,14 @@ the user brain or only records it (`record_only` in the config).
 
 Each decision grades the **consulted** reflections: a reflection that supported an
 accepted proposal (or opposed a rejected one) is graded *strong*; one that supported
-a rejected proposal (or opposed an accepted one) *miss*. Retrieved-only reflections
-are not graded. A rejection also writes a new reflection with your reason.
+a rejected proposal (or opposed an accepted one) *miss*. Reflections the curator
+retrieved but did not consult are listed apart and not graded. A rejection also writes
+a new reflection with your reason.
+
+**Recall** (`l` on Triage or Communities): the lessons recall ranks for the highlighted
+proposal's draft, or for words and `n-…` user neurons you type, each with why (lexical
+match, spreading from the neurons, R now, what overturned it) and a suggested stance;
+`enter` opens one. Browsing is not logged and grades nothing.
 
 **Communities** (`3`): clusters of lessons with size, skills, mean R, ✓/✗ record and
 policy; `enter` on a member opens the **reflection view** (text with `[user:…]`
@@ -80,16 +86,29 @@ class HelpScreen(ModalScreen[None]):
         table = self.query_one("#help-keys", DataTable)
         table.add_columns("key", "action", "what it does")
         seen: set[str] = set()
-        for node in (self.below, self.app):
+        for node in (*self._focus_chain(), self.below, self.app):
+            widget = node not in (self.below, self.app)
             for binding in node.BINDINGS:  # type: ignore[attr-defined]
                 # A hidden twin shares its verb's id (brainview.tui.bindings): list it once.
                 if not isinstance(binding, Binding) or (binding.id or binding.action) in seen:
+                    continue
+                if widget and not binding.id:  # a stock widget's own keys (Input, tables)
                     continue
                 seen.add(binding.id or binding.action)
                 remap = getattr(self.app, "config", None)
                 raw = remap.keys.get(binding.id or "", binding.key) if remap else binding.key
                 keys = ", ".join(_key_label(k) for k in raw.split(","))
                 table.add_row(keys, binding.description or binding.action, binding.tooltip or "")
+
+    def _focus_chain(self) -> list[object]:
+        """The focused widget and its containers below the screen: a widget that owns
+        bindings (the recall box) has its keys listed too."""
+        chain: list[object] = []
+        node = self.below.focused
+        while node is not None and node is not self.below:
+            chain.append(node)
+            node = node.parent  # type: ignore[assignment]
+        return chain
 
     def action_close(self) -> None:
         """Back to the screen below."""

@@ -67,6 +67,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     | `u`, `ctrl+z` | Undo the last decision (a bulk as one unit) |
     | `space` / `v` | Mark / range-mark |
     | `/` | Filter |
+    | `l` | Recall the lessons for this proposal's draft |
     | `o` | Cycle sort order |
     """
 
@@ -107,6 +108,13 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
         Binding("space", "mark", "Mark", id="triage.mark", tooltip="Mark for a bulk decision"),
         Binding("v", "range_mark", "Range", id="triage.range", tooltip="Mark up to here"),
         Binding("slash", "filter", "Filter", id="triage.filter", tooltip="Filter the queue"),
+        Binding(
+            "l",
+            "recall",
+            "Recall",
+            id="triage.recall",
+            tooltip="Recall for this proposal: the lessons ranked for its draft (not logged)",
+        ),
         Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order"),
         Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
@@ -437,7 +445,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
         pid = self.current_id
         self.shown_at = time.monotonic()
         if pid is None:
-            self.detail = None
+            self.detail = self.app.under_review = None  # type: ignore[attr-defined]
             self.query_one("#proposal", Static).update(
                 Text(
                     "Nothing pending. New proposals appear here as the curator sends them.",
@@ -468,7 +476,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
         if self.detail is None or self.detail.id != detail.id:  # a new proposal: from the top
             for pane in ("#proposal-scroll", "#user-side", "#agent-side"):
                 self.query_one(pane).scroll_home(animate=False)
-        self.detail = detail
+        self.detail = self.app.under_review = detail  # type: ignore[attr-defined]
         self.query_one("#proposal", Static).update(render_header(detail))
         self.query_one("#user-neurons", Static).update(render_user_side(detail))
         review = detail.agent_item is not None
@@ -505,6 +513,8 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
                 return False
         if action == "undo":
             return bool(self.session_units or self.last_decision)
+        if action == "recall":
+            return self.detail is not None and self.detail.id == self.current_id
         if action == "edit_policy":
             d = self.detail
             editable = (

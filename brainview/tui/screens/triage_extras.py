@@ -1,5 +1,6 @@
 """Triage extras: copy the id or JSON of the highlighted proposal (OSC 52), export the
-queue view as CSV or JSON.  A mixin of :class:`~brainview.tui.screens.triage.TriageScreen`.
+queue view as CSV or JSON, recall for the proposal's draft.  A mixin of
+:class:`~brainview.tui.screens.triage.TriageScreen`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from brainview.tui.widgets.reason_prompt import ReasonPrompt
 
 
 class TriageExtras:
-    """Copy and export."""
+    """Copy, export and recall."""
 
     app: Any
     rows: list[Any]
@@ -46,6 +47,13 @@ class TriageExtras:
         }
         self.app.copy_to_clipboard(json.dumps(payload, ensure_ascii=True, sort_keys=True))
         self.notify("copied proposal JSON", timeout=2)
+
+    def action_recall(self) -> None:
+        """Open the recall box prefilled with the highlighted proposal's draft (kind,
+        params, rationale): the lessons a curator would be shown for it."""
+        d = self.detail
+        if d is not None and d.id == self.current_id:
+            self.app.open_recall(d)
 
     def action_export(self) -> None:
         """Export the loaded queue rows (as filtered and sorted) to CSV or JSON."""

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from brainview.core.outcomes import result_word
 from brainview.core.safe_text import one_line, safe_text
 from brainview.services.audit import AuditTrail
 from brainview.tui.widgets.suspicion import state_line, state_mark
@@ -58,6 +59,16 @@ def _origin(t: AuditTrail) -> Text:
             line.append(" — ")
             line.append_text(safe_text(o.reason, multiline=False, limit=200))
         return line
+    if o.kind == "outcome":
+        line = Text.assemble(
+            ("✗ written by a failed outcome", "bold"),
+            f" {one_line(o.proposal_id, 40)} · decision {one_line(o.decision_id, 24)}",
+            f" by {one_line(o.actor, 40)} · {_when(o.at)}",
+        )
+        if o.reason:
+            line.append(" — ")
+            line.append_text(safe_text(o.reason, multiline=False, limit=200))
+        return line
     if o.kind == "imported":
         return Text.assemble(
             ("↧ imported", "bold"),
@@ -80,7 +91,8 @@ def _grades(t: AuditTrail) -> list[Text]:
         if g.via == "brainview":
             line.append(
                 f"{one_line(g.proposal_id, 32)} ({one_line(g.proposal_kind, 16)}) "
-                f"{one_line(g.verdict, 8)} by {one_line(g.decider, 32)} · {one_line(g.stance, 9)}",
+                f"{one_line(result_word(g.proposal_kind, g.verdict), 8)} by "
+                f"{one_line(g.decider, 32)} · {one_line(g.stance, 9)}",
                 "strike dim" if undone else "",
             )
         else:

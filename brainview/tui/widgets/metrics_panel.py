@@ -38,6 +38,15 @@ def _acceptance_by_week(acceptance: list[dict[str, Any]]) -> list[tuple[str, flo
     return [(k, a / n) for k, (a, n) in sorted(weeks.items()) if n]
 
 
+def _outcome_totals(weeks: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Successes and failures per skill over every week."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for w in weeks:
+        out[w["skill"]][0] += w["success"]
+        out[w["skill"]][1] += w["failure"]
+    return {k: (a, b) for k, (a, b) in sorted(out.items()) if a + b}
+
+
 def _weekly(counts: dict[str, int], weeks: list[str]) -> list[float]:
     """``counts`` on every Monday from the first to the last of ``weeks`` and ``counts``
     (zeros included: a week without a new policy is data, not a gap)."""
@@ -151,6 +160,16 @@ class MetricsPanel(Vertical):
             lines.append(f" ({detail})\n" if detail else "\n")
         else:
             lines.append("no decisions yet — triage a few and the rates appear here\n")
+        outcomes = _outcome_totals(data.get("outcomes", []))
+        if outcomes:  # tutor / QABot: not maintainer decisions, shown next to acceptance
+            lines.append(
+                "outcomes "
+                + ", ".join(
+                    f"{one_line(skill, 12)} {ok}/{ok + bad} succeeded ({_pct(ok / (ok + bad))})"
+                    for skill, (ok, bad) in outcomes.items()
+                )
+                + "\n"
+            )
         if mac:
             lines.append(
                 f"MAC {mac[-1]['median_seconds']:.1f} s/decision ({mac[-1]['decisions']} that week)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from brainview.services.detail import ProposalDetail, ReflectionView
 
 STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
+SEEN_MARK = "○ seen"
+"""A retrieved reflection the curator did not consult (it has no stance)."""
 GRADE_MARK = {1: "✗", 2: "~", 3: "✓", 4: "✓✓"}
 PREVIEW_LIMIT = 1_200
 AGENT_LABELS = {
@@ -135,7 +138,7 @@ def render_user_side(d: ProposalDetail) -> RenderableType:
 def _reflection(
     v: ReflectionView, verdict_hint: bool, annotate_grade: int | None = None
 ) -> list[RenderableType]:
-    stance = STANCE_MARK.get(v.stance or ("support" if verdict_hint else ""), "retrieved only")
+    stance = STANCE_MARK.get(v.stance or ("support" if verdict_hint else ""), SEEN_MARK)
     stab = f"S {v.stability:.1f}d" if v.stability is not None else "S —"
     r = f"R {v.retrievability:.2f}" if v.retrievability is not None else "R —"
     grades = " ".join(GRADE_MARK.get(g, "?") for g in v.recent_grades) or "no grades"
@@ -178,7 +181,8 @@ def grade_hint(v: ReflectionView, annotate_grade: int | None = None) -> Text:
 
 
 def render_agent_side(d: ProposalDetail, annotate_grade: int | None = None) -> RenderableType:
-    """Consulted reflections (with what each verdict would grade) and retrieved-only ones."""
+    """Consulted reflections (with what each verdict would grade), then, apart, the ones
+    the curator retrieved but did not consult."""
     label = AGENT_LABELS.get(d.kind, "consulted")
     parts: list[RenderableType] = [Text(f"{label} ({len(d.consulted)})", style="bold underline")]
     consolidation = d.agent_item is not None
@@ -189,12 +193,26 @@ def render_agent_side(d: ProposalDetail, annotate_grade: int | None = None) -> R
     for v in d.consulted:
         parts += _reflection(v, not consolidation, annotate_grade)
     if d.retrieved:
-        parts.append(
-            Text(f"retrieved only ({len(d.retrieved)}) — not graded", style="bold underline")
-        )
-        for v in d.retrieved:
-            parts += _reflection(v, verdict_hint=False)
+        parts += render_retrieved(d.retrieved)
     return Group(*parts)
+
+
+RETRIEVED_TITLE = "retrieved, not consulted"
+RETRIEVED_NOTE = "the curator saw these but did not lean on them — no verdict grades them"
+
+
+def render_retrieved(views: list[ReflectionView]) -> list[RenderableType]:
+    """What the curator's recall showed it but it did not consult: set apart by a rule,
+    a title of its own and a note that no verdict grades them, each marked ``○ seen``."""
+    parts: list[RenderableType] = [
+        Rule(style="dim"),
+        Text(f"{RETRIEVED_TITLE} ({len(views)})", style="bold underline"),
+        Text(RETRIEVED_NOTE, style="dim italic"),
+        Text(""),
+    ]
+    for v in views:
+        parts += _reflection(v, verdict_hint=False)
+    return parts
 
 
 KIND_SHORT = {

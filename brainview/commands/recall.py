@@ -1,0 +1,84 @@
+"""``brainview recall``: the lessons that matter for a draft, ranked, each with why.
+
+The ranking is :mod:`brainview.services.recall`'s; this face reads the query (free text,
+``--ref`` neurons, a ``--draft`` proposal), prints the hits with their score components
+(lexical, spreading, retrievability), suggested stance and the policies over them, and
+the recall id to pass to ``propose --recall``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from brainview.commands.common import cell, emit_json, emit_lines, fmt_float, now, open_project
+from brainview.errors import InvalidInputError, UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+MAX_LIMIT = 100
+
+
+def recall(args: argparse.Namespace) -> int:
+    """Rank, log (unless ``--no-log``) and print the hits."""
+    from brainview.services.recall import recall as run
+    from brainview.services.recall_result import RecallQuery
+
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    draft: Any = None
+    if args.draft is not None:
+        from brainview.commands.propose import parse, read_input
+
+        draft, _lines = parse(read_input(args.draft))
+        if not isinstance(draft, dict):
+            raise InvalidInputError("--draft: must be one JSON object (a draft proposal)")
+    query = RecallQuery(
+        text=args.text, refs=tuple(args.ref), proposal=draft, skill=args.skill, limit=args.limit
+    )
+    clock = now()
+    with open_project(args) as project:
+        result = run(project, query, now=clock, log=not args.no_log, runtime=args.runtime)
+    if args.json:
+        emit_json(result.to_json() | {"now": clock.isoformat()})
+        return 0
+    emit_lines(render(result.to_json()))
+    return 0
+
+
+def render(data: dict[str, Any]) -> list[str]:
+    """Human lines: one block per hit, then the policies and the recall id."""
+    out: list[str] = []
+    for hit in data["hits"]:
+        c = hit["components"]
+        mark = " ⚠ challenged" if hit["state"] == "challenged" else ""
+        out.append(
+            f"{hit['rank']:>2}. {cell(hit['reflection'], 24)}  score {hit['score']:.3f}  "
+            f"{cell(hit['skill'], 10)}  suggest {hit['stance']}{mark}"
+        )
+        out.append(f"    {cell(hit['text'], 110)}")
+        why = [
+            f"lexical {c['lexical']:.2f}",
+            f"spread {c['spread']:.2f}",
+            f"R {fmt_float(c['retrievability'])}",
+        ]
+        if c["matched_words"]:
+            why.append("words: " + cell(", ".join(c["matched_words"][:6]), 50))
+        if c["refs_direct"]:
+            why.append("cites: " + cell(", ".join(c["refs_direct"][:3]), 50))
+        if c["refs_neighbour"]:
+            why.append("cites a neighbour: " + cell(", ".join(c["refs_neighbour"][:3]), 50))
+        if c["overturned_by"]:
+            why.append("overturned by " + cell(", ".join(c["overturned_by"][:3]), 50))
+        out.append("    " + " · ".join(why))
+        out.append(f"    stance: {cell(hit['stance_reason'], 100)}")
+    if not data["hits"]:
+        out.append("no live lesson matches this draft")
+    for policy in data["policies"]:
+        out.append(
+            f"policy {cell(policy['policy'], 24)} over {len(policy['members'])} hit(s): "
+            f"{cell(policy['text'], 90)}"
+        )
+    rid = data["recall_id"]
+    out.append(f"recall {cell(rid, 40)} (pass to propose --recall)" if rid else "not logged")
+    return out

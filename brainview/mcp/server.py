@@ -1,0 +1,77 @@
+"""Assemble the MCP server from the tool groups and run it over stdio.
+
+Adding a tool: write one function decorated with ``@tool`` in a ``tools_*`` module
+(:mod:`brainview.mcp.registry` says what it receives and returns).  Adding a group: a
+new ``tools_<group>.py`` and its name in :data:`GROUPS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from brainview import __version__
+from brainview.errors import ExitCode
+from brainview.mcp import registry, resources
+
+if TYPE_CHECKING:
+    from brainview.store.discovery import BrainPaths
+
+GROUPS = ("tools_recall", "tools_queue", "tools_reflections")
+"""Modules of :mod:`brainview.mcp` whose ``@tool`` functions are offered, in order."""
+INSTRUCTIONS = (
+    "brainview keeps a curator agent's lessons (reflections) honest. Before drafting, "
+    "`recall` the lessons that matter for your draft (ranked, each with why). Propose "
+    "changes to the user brain with `propose` (try dry_run first), citing the reflections "
+    "you consulted with a stance and the recall_id; read the maintainer's decisions and "
+    "the grades they fired with `decisions_since`; look at one lesson with "
+    "`inspect_reflection`. Tutor and QABot report whether a hint or answer worked with "
+    "`report_outcome`. Read the resource brainview://docs/curator.md for the whole loop."
+)
+
+
+class Server(MCPServer):
+    """The SDK's server; arguments that do not fit a tool's schema are a ``usage`` error,
+    as a bad flag is for the CLI (the SDK would answer with pydantic's report)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as err:
+            cause = err.__cause__
+            if not isinstance(cause, ValidationError) or not cause.errors():
+                raise
+            first = cause.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "arguments"
+            message = f"{name}: {where}: {first['msg']}"
+            return registry.failure("usage", message, int(ExitCode.USAGE))
+
+
+def build(session: registry.Session) -> MCPServer:
+    """The server with every group's tools and the resources."""
+    server = Server(
+        name="brainview",
+        title="brainview",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
+    for group in GROUPS:
+        for spec in registry.tools_of(import_module(f"brainview.mcp.{group}")):
+            registry.register(server, spec, session)
+    resources.register(server)
+    return server
+
+
+def run(paths: BrainPaths, *, runtime: str | None, clock: Callable[[], datetime]) -> None:
+    """Serve until the client closes stdin."""
+    build(registry.Session(paths, runtime, clock)).run("stdio")

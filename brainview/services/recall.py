@@ -1,0 +1,292 @@
+"""Recall: the lessons that matter for a draft, ranked, each with why.
+
+1. **Lexical**: BM25 over every live reflection's text, ``[user:…]`` expanded to the
+   neurons' titles (:mod:`brainview.store.recall_index`), against the draft's words,
+   kind words and its neurons' titles (:mod:`brainview.core.recall_text`).
+2. **Spreading**: reflections citing the draft's user neurons (1.0) or one of their
+   strongest user-brain neighbours (half the synapse weight), together with the lexical
+   matches, seed an APPNP walk over the agent brain's synapses
+   (:mod:`brainview.core.spread`): sparse, bounded, a neighbourhood only.
+3. **Retrievability**: each candidate's FSRS R now weighs its relevance
+   (:mod:`brainview.core.recall_rank`); lessons a newer one contrasts are halved.
+4. **Filter**: the lifecycle state of every hit is read from the brain last, so an
+   invalidated or retired lesson never appears, whatever the index says; a challenged
+   one appears marked.  Each hit gets a suggested stance; the policies over the hits
+   come with them.
+5. **Log**: the recall is appended to ``brainview_recall`` (never graded) and its id
+   returned, for ``propose`` to fill ``retrieved`` from.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from datetime import datetime
+from time import perf_counter
+from typing import Any
+
+import numpy as np
+
+from brainview.core import fsrs_math, recall_rank
+from brainview.core.recall_rank import Parts
+from brainview.core.recall_text import draft_text, query_terms
+from brainview.core.spread import Spread, appnp, overturned
+from brainview.errors import NotFoundError, ReadOnlyError
+from brainview.services.lifecycle import CHALLENGED, LIVE, statuses
+from brainview.services.project import Project
+from brainview.services.recall_result import Hit, PolicyHit, RecallQuery, RecallResult
+from brainview.store import recall_graph, recall_index, recall_log
+from brainview.store.cards import card_of
+from brainview.store.recall_handle import Handle, handle_for
+from brainview.store.rows import driver
+
+LEXICAL_POOL = 200
+SEED_POOL = 50
+NEIGHBOURS_PER_REF = 5
+SEED_LEXICAL = 0.5
+TEXT_CHARS = 400
+
+
+def recall(
+    project: Project,
+    query: RecallQuery,
+    *,
+    now: datetime,
+    log: bool = True,
+    runtime: str | None = None,
+) -> RecallResult:
+    """Rank the live lessons for ``query`` (module docstring); log it unless ``log=False``.
+
+    Raises InvalidInputError (a malformed query), NotFoundError (no agent brain),
+    ReadOnlyError (logging asked of an agent brain that cannot be written)."""
+    query.check()
+    agent = project.require_agent()
+    if log and not _writable(agent.path):
+        raise ReadOnlyError(f"cannot log the recall: {agent.path} is read-only (use --no-log)")
+    agent._refuse_if_moved()
+    started = perf_counter()
+    draft = query.draft()
+    with project.user.read() as uconn:
+        raw = driver(uconn)
+        near = recall_graph.neighbours(raw, project.user.era, list(draft.refs), NEIGHBOURS_PER_REF)
+        named = recall_graph.titles(raw, [*draft.refs, *[n for v in near.values() for n, _ in v]])
+    handle = handle_for(agent.path, agent.identity, writable=log)
+    with handle.lock:
+        how = _fresh(handle, project)
+        with handle.reading() as conn:
+            ranked, info = _rank(handle, conn, project, query, draft, named, near, now)
+    hits = _final_filter(project, ranked, query.limit)
+    terms = info.pop("terms")
+    logged = {
+        "text": draft.text[:2000],
+        "refs": list(draft.refs),
+        "kind": draft.kind,
+        "skill": query.skill,
+        "limit": query.limit,
+        "terms": terms,
+    }
+    recall_id = None
+    if log:
+        recall_id = f"rc-{uuid.uuid4().hex[:16]}"
+        with handle.lock, handle.writing() as conn:
+            recall_log.log_recall(
+                conn, recall_id, logged, [h.reflection for h in hits],
+                fsrs_math.format_ts(now), query.skill, runtime,
+            )  # fmt: skip
+    info.update(sync=how, took_ms=round((perf_counter() - started) * 1000, 1))
+    return RecallResult(recall_id, logged, hits, _policies(handle, project, hits), info)
+
+
+def _writable(path: Any) -> bool:
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+
+
+def _fresh(handle: Handle, project: Project) -> str:
+    """Sync the index unless nothing was committed to the agent brain since last time."""
+    version = handle.version()
+    if version == handle.seen_version:
+        return "current"
+
+    def titles(ids: list[str]) -> dict[str, str]:
+        with project.user.read() as conn:
+            return recall_graph.titles(driver(conn), ids)
+
+    assert project.agent is not None
+    with handle.reading() as conn:
+        how = recall_index.sync(handle.idx, conn, project.agent.era.neuron_cols, titles)
+    handle.seen_version = version
+    return how
+
+
+def _rank(
+    handle: Handle,
+    conn: Any,
+    project: Project,
+    query: RecallQuery,
+    draft: Any,
+    named: dict[str, str],
+    near: dict[str, list[tuple[str, float]]],
+    now: datetime,
+) -> tuple[list[Hit], dict[str, Any]]:
+    assert project.agent is not None
+    era = project.agent.era
+    terms = query_terms(draft_text(draft, named))
+    found, _stems = recall_index.lexical(handle.idx, terms, query.skill, LEXICAL_POOL)
+    lexical = {rid: score for rid, score, _m in found}
+    matched = {rid: words for rid, _s, words in found}
+    direct = recall_index.citing(handle.idx, list(draft.refs))
+    weight_of = {n: w for v in near.values() for n, w in v}
+    via = recall_index.citing(handle.idx, [n for n in weight_of if n not in draft.refs])
+    best_lex = recall_rank.best(lexical)
+    seeds: dict[str, float] = {}
+    for rid, _score, _m in found[:SEED_POOL]:
+        seeds[rid] = SEED_LEXICAL * lexical[rid] / best_lex
+    for rid in direct:
+        seeds[rid] = seeds.get(rid, 0.0) + 1.0
+    for rid, users in via.items():
+        seeds[rid] = seeds.get(rid, 0.0) + 0.5 * max(weight_of[u] for u in users)
+    spread = appnp(seeds, lambda ids: recall_graph.edges(conn, era, ids))
+    top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit)
+    ids = [t[1] for t in top]
+    texts = recall_graph.contents(conn, ids, TEXT_CHARS)
+    prov = recall_graph.provenance(conn, era.tables, ids)
+    typ = draft.params.get("type") if isinstance(draft.params.get("type"), str) else None
+    hits = []
+    for s, r, lex, spr, r_now, turned, skill in top:
+        st, why = recall_rank.stance(texts.get(r, ""), draft.kind, typ, draft.refs, prov.get(r))
+        hits.append(
+            Hit(r, 0, round(s, 6), skill, LIVE, texts.get(r, ""), round(lex, 6),
+                round(lexical.get(r, 0.0), 6), round(spr, 6), _round(r_now),
+                matched.get(r, []), direct.get(r, []), via.get(r, []), turned, st, why)
+        )  # fmt: skip
+    info = {"docs": recall_index.size(handle.idx), "expanded": spread.expanded, "terms": terms}
+    return hits, info
+
+
+Scored = tuple[float, str, float, float, float | None, list[str], str]
+"""(score, reflection, lexical scaled, spread scaled, R, overturned by, skill)."""
+
+
+def _top(
+    handle: Handle,
+    conn: Any,
+    project: Project,
+    query: RecallQuery,
+    lexical: dict[str, float],
+    spread: Spread,
+    now: datetime,
+    want: int,
+) -> list[Scored]:
+    """The ``want`` best eligible candidates by score, reading cards and kinds only for
+    as many as it takes: candidates go in order of relevance, and a score never exceeds
+    its relevance (R's factor is at most 1), so once ``want`` scores beat the next
+    relevance the rest cannot enter."""
+    best_lex = recall_rank.best(lexical)
+    best_act = recall_rank.best(spread.activation)
+    act = spread.activation
+    rel = {
+        r: recall_rank.relevance(lexical.get(r, 0.0), act.get(r, 0.0), best_lex, best_act)
+        for r in {*act, *lexical}
+    }
+    order = sorted(rel, key=lambda r: (-rel[r], r))
+    scored: list[Scored] = []
+    step = max(50, 2 * want)
+    for start in range(0, len(order), step):
+        batch = order[start : start + step]
+        meta = recall_index.docs(handle.idx, batch)
+        ok = [
+            r for r in batch
+            if r in meta and meta[r][0] == "reflection" and meta[r][3]
+            and (query.skill is None or meta[r][1] == query.skill)
+        ]  # fmt: skip
+        r_now = _retrievability(conn, project, ok, now)
+        for r in ok:
+            turned = _overturned(handle, r, spread, meta[r][2])
+            p = Parts(lexical.get(r, 0.0), act.get(r, 0.0), r_now.get(r), bool(turned))
+            s, lex, spr = recall_rank.score(p, best_lex, best_act)
+            scored.append((s, r, lex, spr, r_now.get(r), turned, meta[r][1]))
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        nxt = start + step
+        if len(scored) >= want and (nxt >= len(order) or scored[want - 1][0] >= rel[order[nxt]]):
+            break
+    return scored[:want]
+
+
+def _overturned(handle: Handle, r: str, spread: Spread, created: str) -> list[str]:
+    """Newer live lessons that contrast ``r``."""
+    others = [e.post for e in spread.seen.get(r, ()) if e.type == "contrasts"]
+    if not others:
+        return []
+    meta = recall_index.docs(handle.idx, others)
+    stamps = {k: v[2] for k, v in meta.items() if v[3]}
+    stamps[r] = created
+    return overturned(r, spread.seen, stamps)
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 6)
+
+
+def _retrievability(
+    conn: Any, project: Project, ids: list[str], now: datetime
+) -> dict[str, float | None]:
+    """R now of each of ``ids`` (``None``: never reviewed)."""
+    assert project.agent is not None
+    era = project.agent.era
+    out: dict[str, float | None] = {}
+    if era.card_source == "fsrs_state":
+        stored = recall_graph.stored_cards(conn, ids)
+        got = [(r, fsrs_math.card_stability_lastreview(c)) for r, c in stored.items()]
+        known = [(r, s, lr) for r, (s, lr) in got if s is not None and lr is not None]
+        if known:
+            rs = fsrs_math.retrievability(
+                np.array([s for _r, s, _l in known]),
+                np.array([lr.timestamp() for _r, _s, lr in known]),
+                now,
+            )
+            out.update({r: float(v) for (r, _s, _l), v in zip(known, rs, strict=True)})
+        return {r: out.get(r) for r in ids}
+    with project.agent.read() as sa:
+        for r in ids:
+            card = card_of(sa, era, r)
+            out[r] = None if card is None or card.stability is None else card.retrievability(now)
+    return out
+
+
+def _final_filter(project: Project, hits: list[Hit], limit: int) -> list[Hit]:
+    """Drop what is not live now (read from the brain, last); mark challenged; rank."""
+    assert project.agent is not None
+    with project.agent.read() as conn:
+        found = statuses(conn, project.agent.era, [h.reflection for h in hits])
+    kept = []
+    for h in hits:
+        st = found.get(h.reflection)
+        if st is None or st.state not in (LIVE, CHALLENGED):
+            continue
+        if st.state == CHALLENGED:
+            h.state = CHALLENGED
+            h.score = round(h.score * recall_rank.CHALLENGED, 6)
+        kept.append(h)
+    kept.sort(key=lambda h: (-h.score, h.reflection))
+    for i, h in enumerate(kept[:limit], start=1):
+        h.rank = i
+    return kept[:limit]
+
+
+def _policies(handle: Handle, project: Project, hits: list[Hit]) -> list[PolicyHit]:
+    assert project.agent is not None
+    if not hits:
+        return []
+    with handle.lock, handle.reading() as conn:
+        found = recall_graph.policies(conn, project.agent.era, [h.reflection for h in hits])
+    return [PolicyHit(pid, text[:TEXT_CHARS], members) for pid, (text, members) in found.items()]
+
+
+def retrieved_of(project: Project, recall_id: str) -> list[str]:
+    """The reflections a logged recall returned (NotFoundError for an unknown id)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        ids = recall_log.hit_ids(driver(conn), recall_id)
+    if ids is None:
+        raise NotFoundError(f"recall: no recall {recall_id!r} in this agent brain")
+    return ids

@@ -1,0 +1,123 @@
+"""Recall's pure parts: APPNP spreading, the stance suggestion, the score, the postings."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from brainview.core import recall_rank
+from brainview.core.recall_rank import Parts, Provenance
+from brainview.core.recall_text import draft_from_proposal, draft_text, query_terms, words
+from brainview.core.spread import Edge, appnp
+from brainview.store import recall_postings
+
+
+def _graph(edges: list[tuple[str, str, str, float]]):  # type: ignore[no-untyped-def]
+    asked: list[list[str]] = []
+
+    def neighbours(ids: list[str]) -> list[Edge]:
+        asked.append(list(ids))
+        return [Edge(*e) for e in edges if e[0] in ids]
+
+    return neighbours, asked
+
+
+def test_appnp_matches_personalised_pagerank_on_a_small_graph() -> None:
+    """Many rounds with eps 0 equal the closed form (1−α)ᵏ sums, i.e. PPR."""
+    edges = [("a", "b", "relates_to", 1.0), ("b", "a", "relates_to", 1.0),
+             ("b", "c", "relates_to", 1.0), ("c", "b", "relates_to", 1.0)]  # fmt: skip
+    neighbours, _ = _graph(edges)
+    got = appnp({"a": 1.0}, neighbours, alpha=0.2, rounds=200, eps=0.0).activation
+    names = ["a", "b", "c"]
+    m = np.zeros((3, 3))
+    for s, d, _t, w in edges:
+        m[names.index(s), names.index(d)] = w
+    m = m / m.sum(axis=1, keepdims=True)
+    h = np.array([1.0, 0, 0])
+    ppr = 0.2 * np.linalg.solve(np.eye(3) - 0.8 * m.T, h)
+    assert [got[n] for n in names] == pytest.approx(list(ppr), abs=1e-9)
+
+
+def test_contrasts_do_not_spread_and_are_kept_for_overturned() -> None:
+    neighbours, _ = _graph([("a", "b", "contrasts", 1.0), ("a", "c", "relates_to", 0.5)])
+    s = appnp({"a": 1.0}, neighbours, rounds=3)
+    assert "b" not in s.activation and s.activation["c"] > 0
+    assert [e.post for e in s.seen["a"]] == ["b"]
+
+
+def test_spreading_is_bounded() -> None:
+    """A hub of 10,000 lessons: only nodes holding ≥ eps of the mass are expanded."""
+    edges = [("hub", f"n{i}", "relates_to", 1.0) for i in range(10_000)]
+    edges += [(f"n{i}", "hub", "relates_to", 1.0) for i in range(10_000)]
+    neighbours, asked = _graph(edges)
+    s = appnp({"hub": 1.0}, neighbours, rounds=5, eps=1e-3, max_nodes=50)
+    assert s.expanded <= 51 and sum(len(a) for a in asked) <= 51
+    assert s.activation["hub"] > s.activation["n1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "typ", "prov", "want"),
+    [
+        ("Proposed merging A and B. User rejected: keywords overlap", "merge_neurons", None,
+         None, "oppose"),
+        ("A is an example of B; link with extends, never merge it", "merge_neurons", None,
+         None, "oppose"),
+        ("A is a worked example of B; link with extends, never merge", "add_synapse",
+         "extends", None, "support"),
+        ("Retiring A was accepted: it duplicated B", "retire_neuron", None, None, "support"),
+        ("Quizzing A right after B lowered recall", "merge_neurons", None, None, "annotate"),
+        ("anything at all", "set_domain", None, Provenance("reject", "set_domain", ()),
+         "oppose"),
+        ("anything at all", "add_synapse", None, Provenance("reject", "merge_neurons", ("n-1",)),
+         "oppose"),
+        ("anything at all", "add_synapse", None, Provenance("accept", "add_synapse", ("n-1",)),
+         "annotate"),
+    ],
+)  # fmt: skip
+def test_stance(text: str, kind: str, typ: str | None, prov: Provenance | None, want: str) -> None:
+    stance, why = recall_rank.stance(text, kind, typ, ["n-1"], prov)
+    assert stance == want and why
+
+
+def test_score_never_exceeds_relevance_and_fading_ranks_lower() -> None:
+    fresh = recall_rank.score(Parts(2.0, 0.5, 0.95), 2.0, 1.0)[0]
+    fading = recall_rank.score(Parts(2.0, 0.5, 0.2), 2.0, 1.0)[0]
+    assert fading < fresh <= recall_rank.relevance(2.0, 0.5, 2.0, 1.0)
+    turned = recall_rank.score(Parts(2.0, 0.5, 0.95, overturned=True), 2.0, 1.0)[0]
+    assert turned == pytest.approx(fresh * recall_rank.OVERTURNED)
+
+
+def test_draft_words_and_titles() -> None:
+    d = draft_from_proposal(
+        {"kind": "rename_domain", "params": {"old": "music", "new": "harmony"},
+         "rationale": "The [user:n-1] naming was confusing"}, ["n-2"]
+    )  # fmt: skip
+    assert d.refs == ("n-1", "n-2")
+    text = draft_text(d, {"n-1": "Cadence — usage", "n-2": "Chord"})
+    terms = query_terms(text)
+    assert {"music", "harmony", "rename", "naming", "cadence", "chord"} <= set(terms)
+    assert "the" not in terms and words("n-7f3a abc123") == []
+
+
+def test_postings_update_and_bm25() -> None:
+    idx = sqlite3.connect(":memory:", isolation_level=None)
+    for ddl in recall_postings.DDL:
+        idx.execute(ddl)
+    docs = {1: "merging keywords overlap", 2: "keywords keywords again", 3: "unrelated text"}
+    counts = recall_postings.tokenize(idx, docs)
+    assert counts[2]["keyword"] == 2
+    recall_postings.update(idx, {}, counts)
+    recall_postings.save_arrays(idx, [(r, sum(c.values()), "curator") for r, c in counts.items()])
+    arrays = recall_postings.load_arrays(idx)
+    stems = recall_postings.stems(idx, ["keywords", "merging"])
+    ranked = recall_postings.bm25(idx, list(stems.values()), arrays, None, 10)
+    assert [r for r, _s, _m in ranked] == [1, 2]
+    assert ranked[0][2] == ["keyword", "merg"]
+    # doc 1 edited: its old terms leave, its new ones enter
+    recall_postings.update(idx, {1: list(counts[1])}, {1: Counter({"zebra": 1})})
+    ranked = recall_postings.bm25(idx, list(stems.values()), arrays, None, 10)
+    assert [r for r, _s, _m in ranked] == [2]
+    assert recall_postings.bm25(idx, [], arrays, "tutor", 10) == []
