@@ -20,12 +20,14 @@ HELP_WIDTH = 80
 
 EXIT_MEANINGS = {
     ExitCode.OK: "success",
-    ExitCode.USAGE: "usage error: unknown command or flag, bad flag value",
+    ExitCode.USAGE: (
+        "usage error: unknown command or flag, bad flag value, bad BRAINVIEW_* environment value"
+    ),
     ExitCode.NOT_FOUND: "not found: path, .spikuit/, agent brain, proposal, decision, reflection",
     ExitCode.INVALID_INPUT: "invalid input: malformed, hostile or refused proposal JSON",
     ExitCode.CONFLICT: (
-        "conflict: decided elsewhere, not pending, undo blocked, already exists, "
-        "a brain replaced or deleted while open"
+        "conflict: decided or undone elsewhere, not pending, undo blocked, already exists "
+        "(--out without --force), a brain replaced or deleted while open"
     ),
     ExitCode.LOCKED: "locked / busy brain (BRAINVIEW_BUSY_TIMEOUT seconds, default 5)",
     ExitCode.READ_ONLY: "read-only: file mode or permissions forbid a needed write",
@@ -34,6 +36,14 @@ EXIT_MEANINGS = {
     ExitCode.CONFIG: "configuration error (brainview.toml)",
     ExitCode.REFUSED: "refused for safety: serve on a non-loopback --host without --public",
     ExitCode.DISK_FULL: "disk full mid-write: the transaction rolled back, nothing written",
+    ExitCode.UNSAFE_SCHEMA: (
+        "unsafe schema: a brain holds triggers, views or other objects Spikuit never "
+        "creates; not written (reading works)"
+    ),
+    ExitCode.BAD_PATH: (
+        "bad path: a directory, device, FIFO, socket or dangling/looping symlink where a "
+        "brain or an output file belongs"
+    ),
     ExitCode.INTERNAL: "internal error (one line, never a traceback)",
 }
 

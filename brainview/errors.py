@@ -23,6 +23,8 @@ class ExitCode(IntEnum):
     CONFIG = 10
     REFUSED = 11
     DISK_FULL = 12
+    UNSAFE_SCHEMA = 13
+    BAD_PATH = 14
     INTERNAL = 70
 
 
@@ -87,6 +89,19 @@ class DiskFullError(BrainviewError):
     """SQLITE_FULL: the disk (or quota) filled mid-write; the transaction rolled back."""
 
     code, kind = ExitCode.DISK_FULL, "disk_full"
+
+
+class UnsafeSchemaError(BrainviewError):
+    """A brain holds triggers, views or other objects Spikuit never creates: not written."""
+
+    code, kind = ExitCode.UNSAFE_SCHEMA, "unsafe_schema"
+
+
+class BadPathError(BrainviewError):
+    """A path that must name a regular file (or nothing yet) is a directory, a device, a
+    FIFO, a socket, or a dangling or looping symbolic link."""
+
+    code, kind = ExitCode.BAD_PATH, "bad_path"
 
 
 class ReplacedError(ConflictError):

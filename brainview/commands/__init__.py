@@ -13,6 +13,9 @@ def run(args: "argparse.Namespace") -> int:  # noqa: F821 - no imports here: --h
     """Dispatch parsed arguments to their handler."""
     from importlib import import_module
 
+    from brainview.store.connect import busy_timeout
+
+    busy_timeout()  # a bad BRAINVIEW_BUSY_TIMEOUT ends here: one line, exit 2
     module, _, function = str(args.run).partition(":")
     handler = getattr(import_module(f"brainview.commands.{module}"), function)
     return int(handler(args))

@@ -1,8 +1,11 @@
 """``brainview export DATASET``: proposals, decisions, reflections or communities as JSON,
 JSON Lines or CSV, streamed in batches (memory stays bounded on big brains).
 
-* ``--out FILE`` is written atomically: a temporary file in the same directory, then
-  renamed over FILE; on any error FILE is untouched and the temporary file removed.
+* ``--out FILE`` is written atomically (:mod:`brainview.store.safe_files`): a temporary
+  file in the same directory, then renamed to FILE; on any error FILE is untouched and
+  the temporary file removed.  FILE must be a regular file or nothing yet: a device,
+  FIFO, directory or symbolic link is refused, an existing file is not overwritten
+  unless ``--force``.  ``--out -`` is stdout.
 * Values are the data verbatim: CSV cells hold raw text (lists and objects as compact
   JSON; ``null`` as an empty cell), JSON is UTF-8.  Only when stdout is a **terminal**
   is anything altered: JSON is ASCII-escaped and CSV control characters are shown as
@@ -15,11 +18,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,8 +31,8 @@ from brainview.commands.common import (
     parse_when,
     stdout_is_terminal,
 )
-from brainview.errors import NotFoundError, ReadOnlyError, UsageError
-from brainview.store.connect import refuse_brain_path
+from brainview.errors import UsageError
+from brainview.store.safe_files import atomic_write
 
 if TYPE_CHECKING:
     import argparse
@@ -124,51 +124,17 @@ def write_rows(
     return n
 
 
-@contextmanager
-def atomic_text(target: Path) -> Iterator[IO[str]]:
-    """A text file that replaces ``target`` only when the block succeeds."""
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise NotFoundError(f"--out: no such directory: {parent}")
-    if target.is_dir():
-        raise NotFoundError(f"--out: {target} is a directory")
-    refuse_brain_path(target, "--out")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
-    except OSError as err:
-        raise ReadOnlyError(f"--out: cannot write in {parent} ({err.strerror})") from None
-    try:
-        os.chmod(tmp, _mode_for(target))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _mode_for(target: Path) -> int:
-    """The replaced file's mode, or what ``open()`` would give a new file (umask)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def export(args: argparse.Namespace) -> int:
-    """Write the dataset to stdout or ``--out`` FILE."""
+    """Write the dataset to stdout or ``--out`` FILE (``-``: stdout)."""
     cols = COLUMNS[args.dataset]
+    out = None if args.out in (None, "-") else Path(args.out)
     with open_project(args) as project, project.require_agent().read() as conn:
-        rows = _rows(args, project, conn)
-        if args.out:
-            with atomic_text(Path(args.out)) as fh:
-                n = write_rows(rows, args.format, cols, fh, terminal=False)
-            note(f"exported {n} {args.dataset} to {args.out}")
+        if out is not None:  # the target is checked before any row is computed
+            with atomic_write(out, "--out", force=args.force) as fh:
+                n = write_rows(_rows(args, project, conn), args.format, cols, fh, terminal=False)
+            note(f"exported {n} {args.dataset} to {out}")
             return 0
+        rows = _rows(args, project, conn)
         terminal = stdout_is_terminal()
         if terminal and args.format == "csv":
             note("stdout is a terminal: control characters are shown as symbols (use --out)")

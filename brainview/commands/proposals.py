@@ -24,7 +24,7 @@ from brainview.commands.common import (
     open_project,
     paths_of,
 )
-from brainview.errors import NotFoundError, UsageError
+from brainview.errors import ConflictError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
     import argparse
@@ -212,9 +212,15 @@ def _which_decision(conn: Any, ident: str | None) -> dict[str, Any]:
     if row is not None:
         return dict(row)
     latest = review.latest_decision(conn, ident)
-    if latest is None:
-        raise NotFoundError(f"no decision or decided proposal {ident!r}")
-    return latest
+    if latest is not None:
+        return latest
+    undone = review.latest_undone(conn, ident)
+    if undone is not None:  # e.g. another process undid it a moment ago
+        raise ConflictError(
+            f"the decision on proposal {ident} was already undone at {undone['undone_at']} "
+            f"by {undone['undone_by']}; nothing left to undo"
+        )
+    raise NotFoundError(f"no decision or decided proposal {ident!r}")
 
 
 def _after_undo(outcome: bool) -> str:

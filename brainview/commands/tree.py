@@ -105,6 +105,20 @@ def _basic(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="TCP port, 0 = any free one (8000)")
     p.add_argument("--public", action="store_true", help="allow a --host other machines can reach")
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=8,
+        metavar="N",
+        help="consoles (browser tabs) at once; more get a 'busy' page (8)",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="end a console untouched this long; 0 = never (1800)",
+    )
 
 
 def _propose(sub: argparse._SubParsersAction) -> None:
@@ -401,7 +415,12 @@ def _export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dataset", choices=DATASETS, help="what to export")
     _location(p)
     p.add_argument("--format", choices=["json", "jsonl", "csv"], default="json", help="(json)")
-    p.add_argument("--out", metavar="FILE", help="write FILE atomically instead of stdout")
+    p.add_argument(
+        "--out", metavar="FILE", help="write FILE atomically instead of stdout ('-': stdout)"
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing FILE (or a symlink itself)"
+    )
     p.add_argument("--since", metavar="WHEN", help="on or after (created_at / decided_at)")
     p.add_argument("--until", metavar="WHEN", help="before (created_at / decided_at)")
 

@@ -226,8 +226,11 @@ def _flush_neurons(conn: sqlite3.Connection, batch: list[tuple[object, ...]]) ->
 
 def write_config(spikuit_dir: Path, name: str) -> None:
     """``config.toml`` as ``spkt init`` writes it (no embedder)."""
+    from brainview.store.safe_files import atomic_write
+
     spikuit_dir.mkdir(parents=True, exist_ok=True)
-    (spikuit_dir / "config.toml").write_text(CONFIG_TOML.format(name=name))
+    with atomic_write(spikuit_dir / "config.toml", "config", force_flag=None) as fh:
+        fh.write(CONFIG_TOML.format(name=name))
 
 
 def build_project(root: Path, spec: DemoSpec = DemoSpec()) -> DemoInfo:

@@ -4,11 +4,13 @@ Reading a brain never writes it, so a clustering run is cached outside both brai
 this process (the latest partition per agent brain) and in one JSON file per agent brain
 under ``$XDG_CACHE_HOME/brainview/communities/`` (default ``~/.cache``), named by a digest
 of the brain's resolved path and holding the graph fingerprint it was computed from. The
-file is written atomically (a temporary file in the cache dir, then ``os.replace``) and
-only ever read back as data: anything malformed is ignored. Writing it is best effort —
-an unwritable cache dir just means the next process clusters again. The brain file itself
-is never opened here. :func:`ensure_partition` is the one entry point most callers need:
-the cached partition when it matches the graph now, else a fresh
+file is written atomically (:mod:`brainview.store.safe_files`: a temporary file in the
+cache dir, then renamed; a device, FIFO or socket planted there is left alone) and only
+ever read back as data (a file that is not regular is never opened): anything malformed
+is ignored. Writing it is best effort — an unwritable cache dir just means the next
+process clusters again. The brain file itself is never opened here.
+:func:`ensure_partition` is the one entry point most callers need: the cached partition
+when it matches the graph now, else a fresh
 :class:`~brainview.services.clustering_runner.ClusteringJob` run, then cached.
 """
 
@@ -18,13 +20,13 @@ import bisect
 import hashlib
 import json
 import os
-import tempfile
 import threading
 from datetime import datetime
 from pathlib import Path
 
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
+from brainview.errors import BrainviewError
 from brainview.services.clustering_runner import (
     ClusteringJob,
     Progress,
@@ -33,6 +35,8 @@ from brainview.services.clustering_runner import (
     partition_to_json,
 )
 from brainview.services.project import Project
+from brainview.store.path_kind import REGULAR, kind
+from brainview.store.safe_files import atomic_write
 
 FORMAT = 1
 """Version of the cache file's layout (other versions are ignored)."""
@@ -98,17 +102,9 @@ def save(brain: Path, part: Partition) -> bool:
     payload = json.dumps({"format": FORMAT, "brain": key, "partition": partition_to_json(part)})
     try:
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".part-", suffix=".tmp")
-    except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with atomic_write(target, "community cache", force=True, mode=0o600) as fh:
             fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
+    except (OSError, BrainviewError):  # a special file planted there, a full disk: skip
         return False
     return True
 
@@ -175,8 +171,11 @@ def _remember(key: str, part: Partition) -> None:
 
 def _read(brain: Path, key: str) -> Partition | None:
     """The cache file's partition if it is well-formed and for this brain."""
+    path = cache_file(brain)
     try:
-        with cache_file(brain).open(encoding="utf-8") as fh:
+        if kind(path) != REGULAR:  # nothing cached, or a FIFO / device: never opened
+            return None
+        with path.open(encoding="utf-8") as fh:
             data = json.load(fh)
         if data.get("format") != FORMAT or data.get("brain") != key:
             return None

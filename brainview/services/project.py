@@ -25,12 +25,12 @@ class Project:
         """Open both brains; only the ones asked for are writable."""
         user = open_brain(paths.user_db, "user", write=write_user, tutor_db=paths.user_tutor_db)
         agent: Brain | None = None
-        if paths.agent_exists:
-            try:
+        try:
+            if paths.agent_present():  # a directory or dangling link there: refused
                 agent = open_brain(paths.agent_db, "agent", write=write_agent)  # type: ignore[arg-type]
-            except Exception:
-                user.dispose()
-                raise
+        except Exception:
+            user.dispose()
+            raise
         return cls(paths=paths, user=user, agent=agent)
 
     @classmethod

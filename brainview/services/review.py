@@ -66,7 +66,7 @@ from brainview.core.kinds import is_agent_kind
 from brainview.errors import ConflictError, InvalidInputError
 from brainview.services import agent_log
 from brainview.services import reflection_writing as writing
-from brainview.services.apply import hooks
+from brainview.services.apply import hooks, owner
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
 from brainview.services.apply.runner import require_writable_user
@@ -90,6 +90,7 @@ from brainview.store.decision_rows import (
     fire_consulted,
     insert_decision,
     latest_decision,
+    latest_undone,
     pending_count,
     rejection_text,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "decide_many",
     "dismiss",
     "latest_decision",
+    "latest_undone",
     "pending_count",
     "rejection_text",
     "undo",
@@ -246,32 +248,34 @@ def decide_many(
         if verdict == "accept"
         else nullcontext(None)
     )
-    with agent.write() as conn, gate_cm as gate:
-        opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
-        if confirmed_flags is not None and verdict == "accept":
-            _refuse_unconfirmed_flags(conn, agent.era, unique, confirmed_flags)
-        try:
-            paused = opts.verdict == "reject" and writing.read_state(conn).paused
-            results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
-            group_decisions(conn, [r.decision_id for r in results])  # one undo for a bulk
-        except sqlite3.Error as err:  # raw driver statements: translate, then roll back
-            raise translate_sqlite(err, agent.path) from None
-        hooks.step("decision.before_commit")
-    hooks.step("decision.committed")
-    if applying:
-        assert isinstance(applier, UserBrainApplier)
-        pending = [r.decision_id for r in results if r.apply_state == APPLY_PENDING]
-        if pending:
-            applier.apply(project, pending, now=opts.now)
-            done = set(pending)
-            results = [
-                replace(r, apply_state=APPLY_APPLIED) if r.decision_id in done else r
-                for r in results
-            ]
-    elif applier is not None and verdict == "accept":
-        for result in results:
-            if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
-                applier(project, result)  # type: ignore[call-arg]
+    batch = gate_cm.batch_id if applying else None  # its intents are ours until applied
+    with owner.holding(batch):
+        with agent.write() as conn, gate_cm as gate:
+            opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
+            if confirmed_flags is not None and verdict == "accept":
+                _refuse_unconfirmed_flags(conn, agent.era, unique, confirmed_flags)
+            try:
+                paused = opts.verdict == "reject" and writing.read_state(conn).paused
+                results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
+                group_decisions(conn, [r.decision_id for r in results])  # one undo for a bulk
+            except sqlite3.Error as err:  # raw driver statements: translate, then roll back
+                raise translate_sqlite(err, agent.path) from None
+            hooks.step("decision.before_commit")
+        hooks.step("decision.committed")
+        if applying:
+            assert isinstance(applier, UserBrainApplier)
+            pending = [r.decision_id for r in results if r.apply_state == APPLY_PENDING]
+            if pending:
+                applier.apply(project, pending, now=opts.now)
+                done = set(pending)
+                results = [
+                    replace(r, apply_state=APPLY_APPLIED) if r.decision_id in done else r
+                    for r in results
+                ]
+        elif applier is not None and verdict == "accept":
+            for result in results:
+                if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
+                    applier(project, result)  # type: ignore[call-arg]
     return results
 
 

@@ -41,7 +41,7 @@ from sqlalchemy import Connection, text
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
 from brainview.services import agent_log, text_guard
-from brainview.services.apply import hooks
+from brainview.services.apply import hooks, owner
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import check
 from brainview.services.apply.plan import UNDO_TAG_PREFIX, ChangesetInfo, Plan
@@ -140,43 +140,23 @@ def _revert_all(
     plans = {
         str(p["id"]): _applied_plan(project, p) for p in peeks if p["apply_state"] == "applied"
     }
+    if any(not plan.empty for plan in plans.values()):  # refused before the agent brain
+        with project.user.read() as uconn:
+            project.user.refuse_unsafe_schema(uconn)
     batch_id = f"batch-{uuid.uuid4().hex[:12]}"
-    reverts: list[intents.Intent] = []
     done: list[tuple[dict[str, Any], int, intents.Intent | None]] = []
-    with agent.write() as conn:
-        now = not_before_last(conn, now)  # the clock went back? an undo is not older
-        undone_at = fsrs_math.format_ts(now)
-        for peek in peeks:
-            decision = _find(conn, str(peek["id"]))
-            did = str(decision["id"])
-            _check_undoable(decision, peek)
-            plan = plans.get(did)
-            revert: intents.Intent | None = None
-            try:
-                if plan is not None:
-                    revert = _prepare_revert(project, conn, decision, plan, actor, now, batch_id)
-                restored = revert_effects(conn, did)
-                _no_link_to_a_retired_neuron(conn, did)
-                pid = str(decision["proposal_id"])
-                agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
-            except sqlite3.Error as err:  # raw driver statements: translate, roll back
-                raise translate_sqlite(err, agent.path) from None
-            conn.execute(
-                text(
-                    "UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"
-                ),
-                {"at": undone_at, "by": actor, "id": did},
-            )
-            if plan is not None and revert is None:
-                intents.set_apply_state(conn, did, "reverted")  # nothing was applied
-            if revert is not None:
-                reverts.append(revert)
-            done.append((decision, restored, revert))
+    with owner.holding(batch_id):  # its revert intents are ours until carried out
+        with agent.write() as conn:
+            now = not_before_last(conn, now)  # the clock went back? an undo is not older
+            undone_at = fsrs_math.format_ts(now)
+            for peek in peeks:
+                done.append(_revert_one(project, conn, peek, plans, actor, now, batch_id))
+            reverts = [revert for _d, _n, revert in done if revert is not None]
+            if reverts:
+                hooks.step("revert.before_commit")
         if reverts:
-            hooks.step("revert.before_commit")
-    if reverts:
-        hooks.step("revert.agent_committed")
-        carry_out(project, reverts, now=now)
+            hooks.step("revert.agent_committed")
+            carry_out(project, reverts, now=now)
     return [
         UndoResult(
             str(d["id"]),
@@ -188,6 +168,41 @@ def _revert_all(
         )  # fmt: skip
         for d, restored, revert in done
     ]
+
+
+def _revert_one(
+    project: Project,
+    conn: Connection,
+    peek: dict[str, Any],
+    plans: dict[str, Plan],
+    actor: str,
+    now: datetime,
+    batch_id: str,
+) -> tuple[dict[str, Any], int, intents.Intent | None]:
+    """One decision's agent-brain revert (and its revert intent), inside the undo's
+    transaction: (the decision row, rows restored, the intent or ``None``)."""
+    agent = project.require_agent()
+    decision = _find(conn, str(peek["id"]))
+    did = str(decision["id"])
+    _check_undoable(decision, peek)
+    plan = plans.get(did)
+    revert: intents.Intent | None = None
+    try:
+        if plan is not None:
+            revert = _prepare_revert(project, conn, decision, plan, actor, now, batch_id)
+        restored = revert_effects(conn, did)
+        _no_link_to_a_retired_neuron(conn, did)
+        pid = str(decision["proposal_id"])
+        agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
+    except sqlite3.Error as err:  # raw driver statements: translate, roll back
+        raise translate_sqlite(err, agent.path) from None
+    conn.execute(
+        text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),
+        {"at": fsrs_math.format_ts(now), "by": actor, "id": did},
+    )
+    if plan is not None and revert is None:
+        intents.set_apply_state(conn, did, "reverted")  # nothing was applied
+    return decision, restored, revert
 
 
 def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:

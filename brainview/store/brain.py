@@ -24,7 +24,8 @@ from brainview.errors import (
     ReplacedError,
 )
 from brainview.store.brain_check import check_sqlite_file, translate_sqlite
-from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect, file_identity
+from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect, file_identity, use_wal
+from brainview.store.schema_guard import refuse_unsafe
 
 __all__ = ["BUSY_TIMEOUT_S", "Brain", "busy_timeout", "check_sqlite_file", "open_brain"]
 from brainview.store.era import Era, detect_era
@@ -74,19 +75,36 @@ class Brain:
         """One ``BEGIN IMMEDIATE`` transaction; commits on success, else rolls back.
 
         Refused before anything is written when the file was replaced or deleted under
-        us (pooled connections would write to the old, unlinked file); re-checked after
-        the commit, so a replacement during the write is reported, never shown as done.
+        us (pooled connections would write to the old, unlinked file), and when the
+        schema holds objects Spikuit never creates (triggers, views, …: see
+        :mod:`brainview.store.schema_guard`; checked inside the transaction, so nothing
+        can be added in between); re-checked after the commit, so a replacement during
+        the write is reported, never shown as done.  The file is switched to WAL here,
+        at its first write, not when it is opened.
         """
         if not self.writable:
             raise ReadOnlyError(f"{self.role} brain was opened read-only: {self.path}")
         self._refuse_if_moved()
         try:
-            with self.engine.begin() as conn:
-                self._refuse_if_moved()
-                yield conn
+            with self.engine.connect() as conn:
+                raw = conn.connection.driver_connection
+                if raw.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # type: ignore[union-attr]
+                    refuse_unsafe(raw, self.path, self.role, self.identity)  # type: ignore[arg-type]
+                    use_wal(raw)  # type: ignore[arg-type]
+                with conn.begin():
+                    self._refuse_if_moved()
+                    self.refuse_unsafe_schema(conn)
+                    yield conn
         except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
             raise translate_sqlite(err, self.path) from None
         self._refuse_if_moved(" (the change went to the old file; decide again)")
+
+    def refuse_unsafe_schema(self, conn: Connection) -> None:
+        """Raise :class:`~brainview.errors.UnsafeSchemaError` when the file holds a
+        trigger, a view or another object a write would run (one ``sqlite_master``
+        query, or one ``PRAGMA`` while the schema is unchanged; any connection)."""
+        raw = conn.connection.driver_connection
+        refuse_unsafe(raw, self.path, self.role, self.identity)  # type: ignore[arg-type]
 
     def data_version(self, conn: Connection) -> int:
         """SQLite's ``data_version``: changes when another connection commits."""

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """3: ``brainview_effect`` holds one row per run of effects (``op`` ``insert_rows`` /
 ``update_rows``, see :mod:`brainview.store.effect_codec`); rows of schema 2 (one per
 changed row, ``op`` ``insert`` / ``update``) are still read, so no migration is needed.
 4: ``brainview_decision.group_id`` ties the decisions of one bulk decision together
 (one undo reverts them all); added by :func:`ensure_decision_group` where missing,
-``NULL`` for a decision taken alone."""
+``NULL`` for a decision taken alone.
+5: ``brainview_apply_intent.owner`` names the process carrying an intent out (host, pid,
+start time), so recovery leaves another live process's in-flight intent alone; added by
+:func:`ensure_intent_owner` where missing, ``NULL`` on older rows."""
 
 BV_DDL = [
     """CREATE TABLE IF NOT EXISTS brainview_meta (
@@ -71,7 +74,7 @@ APPLY_DDL = [
         action TEXT NOT NULL, changeset_id TEXT NOT NULL, tag TEXT NOT NULL,
         actor TEXT NOT NULL, planned_at TEXT NOT NULL, plan_json TEXT NOT NULL,
         state TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, note TEXT,
-        batch_id TEXT)""",
+        batch_id TEXT, owner TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_intent_state ON brainview_apply_intent(state)",
     "CREATE INDEX IF NOT EXISTS ix_bv_intent_decision ON brainview_apply_intent(decision_id)",
     # Proposals imported from a Spikuit consolidation plan (`spkt consolidate --json`):
@@ -129,6 +132,22 @@ def ensure_apply_schema(conn: Connection) -> None:
     before schema 2 lack them; inside the caller's transaction)."""
     for ddl in APPLY_DDL:
         conn.exec_driver_sql(ddl)
+    ensure_intent_owner(conn)
+
+
+def intent_has_owner(conn: Connection) -> bool:
+    """Whether ``brainview_apply_intent`` has its ``owner`` column (schema 5)."""
+    rows = conn.exec_driver_sql(
+        "SELECT name FROM pragma_table_info('brainview_apply_intent') WHERE name = 'owner'"
+    ).fetchall()
+    return bool(rows)
+
+
+def ensure_intent_owner(conn: Connection) -> None:
+    """Add ``brainview_apply_intent.owner`` where an older brainview created the table
+    without it (inside the caller's transaction)."""
+    if not intent_has_owner(conn):
+        conn.exec_driver_sql("ALTER TABLE brainview_apply_intent ADD COLUMN owner TEXT")
 
 
 def has_schema(tables: frozenset[str] | set[str]) -> bool:

@@ -21,39 +21,60 @@ writer needs to create the ``-wal``).
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
-import stat
 from pathlib import Path
 from urllib.parse import quote
 
-from brainview.errors import InvalidInputError, NotABrainError, NotFoundError, ReadOnlyError
+from brainview.errors import (
+    BadPathError,
+    InvalidInputError,
+    NotABrainError,
+    NotFoundError,
+    ReadOnlyError,
+    UsageError,
+)
+from brainview.store.path_kind import MISSING, REGULAR, kind
 
 SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
 BUSY_TIMEOUT_S = 5.0
+MAX_BUSY_TIMEOUT_S = 3600.0
+"""The longest wait ``BRAINVIEW_BUSY_TIMEOUT`` may ask for (an hour)."""
 
 
 def busy_timeout() -> float:
-    """Seconds to wait on a locked brain (``BRAINVIEW_BUSY_TIMEOUT`` overrides)."""
-    try:
-        return float(os.environ.get("BRAINVIEW_BUSY_TIMEOUT", BUSY_TIMEOUT_S))
-    except ValueError:
+    """Seconds to wait on a locked brain (``BRAINVIEW_BUSY_TIMEOUT`` overrides).
+
+    A value that is not a finite number of seconds within ``0``–``MAX_BUSY_TIMEOUT_S``
+    (``nan``, ``inf``, ``1e308``, ``-1``, ``abc``) is a usage error, one line.
+    """
+    raw = os.environ.get("BRAINVIEW_BUSY_TIMEOUT")
+    if raw is None or not raw.strip():
         return BUSY_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 <= value <= MAX_BUSY_TIMEOUT_S):
+        raise UsageError(
+            f"BRAINVIEW_BUSY_TIMEOUT: expected seconds from 0 to {MAX_BUSY_TIMEOUT_S:g}, "
+            f"got {raw[:40]!r}"
+        )
+    return value
 
 
 def check_brain_path(path: Path) -> None:
-    """Refuse a missing, special, empty or unreadable file — by ``stat()`` only."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise NotFoundError(f"no such brain: {path}") from None
-    except PermissionError:
-        raise ReadOnlyError(f"cannot read {path}: permission denied") from None
-    except OSError as err:
-        raise NotFoundError(f"cannot reach {path}: {err.strerror or err}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise NotABrainError(f"not a file: {path}")
-    if st.st_size < 512:  # the smallest SQLite page; an empty file is no brain
+    """Refuse a missing, special, empty or unreadable file — by ``stat()`` only.
+
+    A directory, device, FIFO, socket or dangling/looping symbolic link is a
+    :class:`~brainview.errors.BadPathError`, not "no such brain"."""
+    found = kind(path)
+    if found == MISSING:
+        raise NotFoundError(f"no such brain: {path}")
+    if found != REGULAR:
+        raise BadPathError(f"brain path {path} is {found}, not a regular file")
+    if os.stat(path).st_size < 512:  # the smallest SQLite page; an empty file is no brain
         raise NotABrainError(f"not a SQLite database: {path}")
     if not os.access(path, os.R_OK):
         raise ReadOnlyError(f"cannot read {path}: permission denied")
@@ -98,6 +119,22 @@ def _uri(path: Path, mode: str, *, immutable: bool = False) -> str:
     return f"file:{quote(str(path.resolve()))}?mode={mode}{extra}"
 
 
+def _prepare(conn: sqlite3.Connection, timeout: float) -> sqlite3.Connection:
+    """Autocommit off (callers issue ``BEGIN``), the busy timeout, and an untrusted
+    schema: views, triggers and generated columns may call innocuous functions only."""
+    conn.isolation_level = None
+    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    conn.execute("PRAGMA trusted_schema=OFF")
+    return conn
+
+
+def use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL (as Spikuit does) right before brainview's first write on
+    it, outside any transaction — never at open, so a decision that fails before it
+    writes a brain leaves that brain's journal mode as it was."""
+    conn.execute("PRAGMA journal_mode=WAL").fetchall()
+
+
 def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
     """One raw connection to a brain (autocommit off: callers issue ``BEGIN``).
 
@@ -108,16 +145,12 @@ def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
         _OPENED.add(ident)
     if write or _can_write(path):
         conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=timeout, check_same_thread=False)
-        conn.isolation_level = None
-        conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-        if write:
-            conn.execute("PRAGMA journal_mode=WAL")
-        else:
+        _prepare(conn, timeout)
+        if not write:
             conn.execute("PRAGMA query_only=1")
         return conn
     conn = sqlite3.connect(_uri(path, "ro"), uri=True, timeout=timeout, check_same_thread=False)
-    conn.isolation_level = None
-    conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+    _prepare(conn, timeout)
     try:
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except sqlite3.OperationalError as err:
@@ -129,5 +162,5 @@ def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
         conn = sqlite3.connect(
             _uri(path, "ro", immutable=True), uri=True, timeout=timeout, check_same_thread=False
         )
-        conn.isolation_level = None
+        _prepare(conn, timeout)
     return conn

@@ -116,6 +116,24 @@ def latest_decision(conn: Connection, proposal_id: str | None = None) -> dict[st
     return dict(row) if row else None
 
 
+def latest_undone(conn: Connection, proposal_id: str) -> dict[str, Any] | None:
+    """The most recently undone decision of a proposal (``None``: none was undone)."""
+    if not table_exists(conn, "brainview_decision"):
+        return None
+    row = (
+        conn.execute(
+            text(
+                "SELECT * FROM brainview_decision WHERE proposal_id = :p "
+                "AND undone_at IS NOT NULL ORDER BY undone_at DESC, rowid DESC LIMIT 1"
+            ),
+            {"p": proposal_id},
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
 def rejection_text(proposal: Row, reason: str | None) -> str:
     """The new reflection's content: what was proposed, why, and why it was rejected."""
     try:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainview.errors import NotFoundError, UsageError
+from brainview.store.path_kind import require_file_or_missing
 
 SPIKUIT_DIR = ".spikuit"
 DB_NAME = "circuit.db"
@@ -39,8 +40,17 @@ class BrainPaths:
 
     @property
     def agent_exists(self) -> bool:
-        """Whether the agent brain file exists."""
+        """Whether the agent brain file exists (quiet: for polling; opening a project
+        uses :meth:`agent_present`, which refuses what is not a file)."""
         return self.agent_db is not None and self.agent_db.is_file()
+
+    def agent_present(self) -> bool:
+        """Whether there is an agent brain: ``False`` when nothing is at its path yet;
+        a directory, special file or dangling/looping symbolic link there is refused
+        (:class:`~brainview.errors.BadPathError`), never read as "no agent brain yet"."""
+        if self.agent_db is None:
+            return False
+        return require_file_or_missing(self.agent_db, "agent brain")
 
     @property
     def config_path(self) -> Path:

@@ -45,7 +45,7 @@ def light_era(path: Path) -> Era:
 def validate(paths: BrainPaths) -> None:
     """Raise a one-line error if either existing brain cannot be used."""
     light_era(paths.user_db)
-    if paths.agent_exists:
+    if paths.agent_present():
         light_era(paths.agent_db)  # type: ignore[arg-type]
 
 

@@ -31,7 +31,9 @@ from pathlib import Path
 
 from brainview.core.recall_text import expand_refs
 from brainview.core.refs import parse_refs
+from brainview.errors import BrainviewError
 from brainview.store import recall_postings
+from brainview.store.path_kind import MISSING, REGULAR, is_symlink, kind
 
 FORMAT = "2"
 MAX_BODY = 4_000
@@ -85,10 +87,13 @@ def open_index(brain: Path, identity: tuple[int, int] | None) -> sqlite3.Connect
         cache_dir().mkdir(parents=True, exist_ok=True)
         # any thread may use the handle (its lock serialises): a console's workers do
         db = cache_dir() / f"{digest}.sqlite"
+        if kind(db) not in (REGULAR, MISSING) or is_symlink(db):  # planted: never opened
+            raise sqlite3.OperationalError(f"not a regular file: {db}")
         conn = sqlite3.connect(db, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA trusted_schema=OFF")
         conn.execute("PRAGMA journal_mode=WAL")
         _prepare(conn, f"{FORMAT}:{identity}")
-    except sqlite3.Error:
+    except (sqlite3.Error, OSError, BrainviewError):
         if conn is not None:
             conn.close()
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)

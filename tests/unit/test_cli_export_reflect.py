@@ -170,16 +170,20 @@ def test_export_out_is_atomic(demo, tmp_path: Path) -> None:  # type: ignore[no-
     assert out.read_text() == "previous export\n"
     assert sorted(p.name for p in where.iterdir()) == ["keep.json"]
     # A write that fails half-way (the file-size limit hits after some rows): untouched.
+    kept = cli("export", "decisions", "-C", str(root), "--out", str(out))  # no --force
+    assert kept.returncode == int(ExitCode.CONFLICT) and "--force" in kept.stderr
+    assert out.read_text() == "previous export\n"
     half = limited_run(
-        "export", "reflections", "-C", str(root), "--out", str(out), max_file_bytes=60_000
-    )
+        "export", "reflections", "-C", str(root), "--out", str(out), "--force",
+        max_file_bytes=60_000,
+    )  # fmt: skip
     assert half.returncode == int(ExitCode.INTERNAL) and "Traceback" not in half.stderr
     assert "File too large" in half.stderr and len(half.stderr.splitlines()) == 1
     assert out.read_text() == "previous export\n"
     assert sorted(p.name for p in where.iterdir()) == ["keep.json"]
     nodir = cli("export", "decisions", "-C", str(root), "--out", str(where / "no" / "x.csv"))
     assert nodir.returncode == int(ExitCode.NOT_FOUND)
-    assert cli("export", "decisions", "-C", str(root), "--out", str(out)).returncode == 0
+    assert cli("export", "decisions", "-C", str(root), "--out", str(out), "--force").returncode == 0
     assert json.loads(out.read_text()) == []
     assert out.stat().st_mode & 0o777 == 0o640  # the replaced file keeps its mode
 

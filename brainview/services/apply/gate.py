@@ -49,6 +49,8 @@ class AcceptGate:
         if self.applying:
             require_apply_era(self.project.user.era)
         self._uconn = self._stack.enter_context(self.project.user.read())
+        if self.applying:  # refused here, before the decision is written to the agent brain
+            self.project.user.refuse_unsafe_schema(self._uconn)
         self._view = UserView(driver(self._uconn), self.project.user.era)
         return self
 

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, text
 
+from brainview.services.apply import owner
 from brainview.services.apply.plan import Plan
+from brainview.store.bv_schema import ensure_intent_owner, intent_has_owner
 from brainview.store.readmodel import table_exists
 
 PENDING, DONE, ROLLED_BACK, FAILED = "pending", "done", "rolled_back", "failed"
@@ -27,6 +29,8 @@ _COLS = (
     "id, decision_id, proposal_id, action, changeset_id, tag, actor, planned_at, "
     "plan_json, state, created_at, finished_at, note, batch_id"
 )
+_OWNER = ", owner"
+"""Schema 5 (read as ``NULL`` from tables without it: see :mod:`.owner`)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,8 @@ class Intent:
     finished_at: str | None
     note: str | None
     batch_id: str | None
+    owner: str | None = None
+    """``host:pid:start`` of the process that wrote it (:mod:`.owner`)."""
 
     @property
     def plan(self) -> Plan:
@@ -82,12 +88,14 @@ def write(
         finished_at=created_at if state != PENDING else None,
         note=None,
         batch_id=batch_id,
+        owner=owner.process_owner(),
     )
+    ensure_intent_owner(conn)
     conn.execute(
         text(
-            f"INSERT INTO brainview_apply_intent ({_COLS}) VALUES (:id, :decision_id, "
+            f"INSERT INTO brainview_apply_intent ({_COLS}{_OWNER}) VALUES (:id, :decision_id, "
             ":proposal_id, :action, :changeset_id, :tag, :actor, :planned_at, :plan_json, "
-            ":state, :created_at, :finished_at, :note, :batch_id)"
+            ":state, :created_at, :finished_at, :note, :batch_id, :owner)"
         ),
         intent.__dict__,
     )
@@ -97,9 +105,11 @@ def write(
 def _select(conn: Connection, where: str, args: dict[str, object]) -> list[Intent]:
     if not table_exists(conn, "brainview_apply_intent"):
         return []
+    own = _OWNER if intent_has_owner(conn) else ", NULL"
     rows = conn.execute(
         text(
-            f"SELECT {_COLS} FROM brainview_apply_intent WHERE {where} ORDER BY created_at, rowid"
+            f"SELECT {_COLS}{own} FROM brainview_apply_intent WHERE {where} "
+            "ORDER BY created_at, rowid"
         ),
         args,
     )

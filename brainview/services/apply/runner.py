@@ -29,7 +29,7 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, LockedError, ReadOnlyError
-from brainview.services.apply import hooks
+from brainview.services.apply import hooks, owner
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import changeset_exists, describe_row, execute
 from brainview.services.apply.plan import Plan
@@ -108,6 +108,11 @@ def carry_out(
         return []
     require_writable_user(project)
     at = fsrs_math.format_ts(now or datetime.now(UTC))
+    with owner.holding(batch[0].batch_id or batch[0].id):
+        return _carry_out(project, batch, at)
+
+
+def _carry_out(project: Project, batch: Sequence[intents.Intent], at: str) -> list[Outcome]:
     try:
         executed = _run_user(project, batch)
     except ConflictError as err:
@@ -169,15 +174,21 @@ def roll_back(
 
 
 def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
-    """Finish or roll back every intent left pending (run at start; needs both brains
-    writable when there is something to do).  Returns what happened to each, oldest
-    first; a batch that had to be rolled back is reported, not raised."""
+    """Finish or roll back every intent left pending — by a crash, or a busy brain —
+    except those another live process is carrying out right now (:mod:`.owner`); run
+    at start, needs both brains writable when there is something to do.  Returns what
+    happened to each, oldest first; a batch that had to be rolled back is reported, not
+    raised."""
     agent = project.require_agent()
     with agent.read() as aconn:
         pending = intents.pending(aconn)
+    clock = now or datetime.now(UTC)
     batches: dict[str, list[intents.Intent]] = {}
     for it in pending:
         batches.setdefault(it.batch_id or it.id, []).append(it)
+    for key, batch in list(batches.items()):  # someone alive is carrying it out
+        if any(owner.in_flight_elsewhere(key, it.owner, it.created_at, clock) for it in batch):
+            del batches[key]
     outcomes: list[Outcome] = []
     for batch in batches.values():
         try:

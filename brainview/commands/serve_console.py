@@ -1,0 +1,246 @@
+"""The server behind ``brainview serve``: textual-serve's, with brainview's guards.
+
+One :class:`ConsoleServer` on a socket bound by :func:`brainview.commands.serve.listen`;
+each websocket is one :class:`_Session` (a ``brainview open`` process).  What it
+refuses and bounds is described in :mod:`brainview.commands.serve`; the limits and the
+defensive message parsing live in :mod:`brainview.commands.serve_limits`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import ipaddress
+import logging
+import signal
+import socket
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from aiohttp import WSCloseCode, WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.server import Server
+
+from brainview.commands.serve_limits import (
+    ACTIVITY,
+    MAX_MESSAGE,
+    TRY_AGAIN_LATER,
+    Limits,
+    OneLine,
+    envelope,
+    full_page,
+)
+
+QUIT_TIMEOUT_S = 5.0
+"""How long a session's app may take to quit before it is killed."""
+SHUTDOWN_TIMEOUT_S = 10.0
+"""aiohttp's bound on waiting for open connections once the sessions were stopped."""
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback IP literal (127.0.0.0/8, ``::1``)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(netloc: str) -> str:
+    """The host part of a ``Host`` header or origin netloc (no port, no brackets);
+    ``""`` when it cannot be parsed."""
+    try:
+        return (urlsplit(f"//{netloc}").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _origin_netloc(origin: str) -> str | None:
+    """The ``host:port`` of an ``Origin`` header (``None`` when it cannot be parsed)."""
+    try:
+        return urlsplit(origin).netloc
+    except ValueError:
+        return None
+
+
+class _Session(AppService):
+    """One browser tab's app process; stopping it waits for the process to end."""
+
+    async def stop(self) -> None:
+        """Ask the app to quit; kill it if it has not ended within ``QUIT_TIMEOUT_S``."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(super().stop(), QUIT_TIMEOUT_S)
+        process = self._process
+        if process is not None and process.returncode is None:
+            try:
+                await asyncio.wait_for(process.wait(), QUIT_TIMEOUT_S)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+class ConsoleServer(Server):
+    """textual-serve's server with brainview's guards, bounds, quiet logs and its own socket."""
+
+    def __init__(
+        self,
+        command: str,
+        sock: socket.socket,
+        url: str,
+        *,
+        loopback_only: bool,
+        limits: Limits | None = None,
+    ):
+        host, port = sock.getsockname()[:2]
+        super().__init__(command, host=host, port=port, title="brainview", public_url=url)
+        self.sock = sock
+        self.loopback_only = loopback_only
+        self.limits = limits or Limits()
+        self.sessions: dict[_Session, web.WebSocketResponse] = {}
+
+    def initialize_logging(self) -> None:
+        """Warnings and errors only (no access log), on stderr, one line each."""
+        handler = logging.StreamHandler()
+        handler.addFilter(OneLine())
+        handler.setFormatter(logging.Formatter("brainview serve: %(message)s"))
+        logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+    async def on_startup(self, app: web.Application) -> None:
+        """No banner: :func:`serve` printed the URL once the socket was bound."""
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Quit every session's app and close its websocket (Ctrl+C with tabs open)."""
+        sessions = list(self.sessions.items())
+        await asyncio.gather(*(session.stop() for session, _ in sessions))
+        await asyncio.gather(*(ws.close(code=WSCloseCode.GOING_AWAY) for _, ws in sessions))
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(self._guard)
+        return app
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Refuse foreign ``Host`` names on loopback and cross-origin websockets; any
+        unexpected error is one log line and a plain 500, never a traceback."""
+        if self.loopback_only and not is_loopback(_host_name(request.host)):
+            raise web.HTTPForbidden(text="brainview serve answers loopback names only")
+        origin = request.headers.get("Origin")
+        if request.path == "/ws" and origin and _origin_netloc(origin) != request.host:
+            raise web.HTTPForbidden(text="cross-origin websocket refused")
+        try:
+            return await handler(request)
+        except (web.HTTPException, asyncio.CancelledError):
+            raise
+        except Exception as err:  # noqa: BLE001 - one line, the client gets a plain 500
+            logging.getLogger("brainview.serve").error(
+                "error on %s %s", request.method, request.rel_url.path, exc_info=err
+            )
+            raise web.HTTPInternalServerError(text="brainview serve: internal error") from None
+
+    @property
+    def full(self) -> bool:
+        """Whether every console slot is taken."""
+        return len(self.sessions) >= self.limits.max_sessions
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        """The page, its URLs pointing at the address the browser used (``Host``); a
+        short notice (503) instead while every console is in use."""
+        if self.full:
+            return full_page(self.limits)
+        view = copy.copy(self)
+        view.public_url = f"{request.scheme}://{request.host}"
+        return await Server.handle_index(view, request)
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """A browser tab connected: run its own app process until either side leaves,
+        or the tab has been idle too long.  When full, close at once (1013)."""
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        if self.full:
+            await websocket.prepare(request)
+            reason = f"all {self.limits.max_sessions} consoles are in use: close a tab, reload"
+            await websocket.close(code=TRY_AGAIN_LATER, message=reason.encode())
+            return websocket
+        session = _Session(
+            self.command,
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=websocket.close,
+            download_manager=self.download_manager,
+        )
+        self.sessions[session] = websocket  # the slot is taken before the first await
+        try:
+            await websocket.prepare(request)
+            await session.start(_size(request, "width", 80), _size(request, "height", 24))
+            if await self._converse(websocket, session):
+                reason = f"idle for {self.limits.idle_timeout:g} s: reload to start again"
+                await websocket.close(code=WSCloseCode.GOING_AWAY, message=reason.encode())
+        finally:
+            await session.stop()
+            self.sessions.pop(session, None)
+            if websocket.prepared:  # a bad handshake never became a websocket
+                await websocket.close()
+        return websocket
+
+    async def _converse(self, websocket: web.WebSocketResponse, session: _Session) -> bool:
+        """Relay the tab's messages to its app until the socket closes (``False``) or
+        the tab was idle for ``idle_timeout`` seconds (``True``).  Malformed messages
+        are ignored."""
+        loop = asyncio.get_running_loop()
+        idle = self.limits.idle_timeout
+        last_input = loop.time()
+        while True:
+            wait = None if not idle else last_input + idle - loop.time()
+            if wait is not None and wait <= 0:
+                return True
+            try:
+                message = await websocket.receive(timeout=wait)
+            except TimeoutError:
+                continue
+            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                return False
+            if message.type == WSMsgType.ERROR:
+                return False
+            parsed = envelope(message.data) if message.type == WSMsgType.TEXT else None
+            if parsed is None:
+                continue
+            kind, data = parsed
+            if kind in ACTIVITY:
+                last_input = loop.time()
+            if kind == "stdin":
+                await session.send_bytes(data.encode("utf-8", "replace"))
+            elif kind == "resize":
+                await session.set_terminal_size(*data)
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await session.blur()
+            else:
+                await session.focus()
+
+    def run(self) -> None:
+        """Serve until Ctrl+C / SIGTERM; each session's app is then told to quit."""
+        self.initialize_logging()
+        loop = asyncio.new_event_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self.request_exit)
+        web.run_app(
+            self._make_app(),
+            sock=self.sock,
+            handle_signals=False,
+            loop=loop,
+            print=None,
+            shutdown_timeout=SHUTDOWN_TIMEOUT_S,
+        )
+
+
+def _size(request: web.Request, name: str, default: int) -> int:
+    """The terminal's initial width or height from the websocket URL (bounded)."""
+    try:
+        return max(1, min(int(request.query.get(name, default)), 1000))
+    except ValueError:
+        return default
