@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainview.store import recall_index
-from brainview.store.connect import busy_timeout, connect
+from brainview.store.connect import busy_timeout, connect, use_wal
+from brainview.store.schema_guard import refuse_unsafe
 
 SLOTS = 4
 
@@ -51,9 +52,14 @@ class Handle:
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction on the agent brain."""
+        """One ``BEGIN IMMEDIATE`` transaction on the agent brain, refused (nothing
+        written) when its schema holds what Spikuit never creates, like every write."""
+        if self.agent.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            refuse_unsafe(self.agent, self.path, "agent", self.identity)
+            use_wal(self.agent)
         self.agent.execute("BEGIN IMMEDIATE")
         try:
+            refuse_unsafe(self.agent, self.path, "agent", self.identity)
             yield self.agent
         except BaseException:
             self.agent.execute("ROLLBACK")

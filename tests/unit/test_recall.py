@@ -241,3 +241,28 @@ def test_recall_while_another_process_writes(demo, now) -> None:
     with _agent(root) as c:
         assert c.execute("SELECT count(*) FROM brainview_recall").fetchone()[0] == seen + 1
         assert c.execute("SELECT count(*) FROM neuron WHERE id LIKE 'r-w%'").fetchone()[0] == n
+
+
+def test_recall_log_refused_on_a_brain_with_a_trigger(demo, now) -> None:
+    """The recall log is a write like any other: a planted trigger refuses it (exit 13),
+    nothing is written, and an unlogged recall still reads."""
+    from brainview.errors import UnsafeSchemaError
+
+    root, _info = demo
+    with _agent(root) as c:
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS brainview_recall (id TEXT PRIMARY KEY, query TEXT "
+            "NOT NULL, neuron_ids TEXT NOT NULL, retrieved_at TEXT NOT NULL, skill TEXT, "
+            "runtime TEXT)"
+        )
+        c.execute(
+            "CREATE TRIGGER t AFTER INSERT ON brainview_recall BEGIN "
+            "UPDATE neuron SET content = 'pwned'; END"
+        )
+    with _open(root) as p:
+        with pytest.raises(UnsafeSchemaError):
+            recall(p, RecallQuery(text="merging keywords"), now=now)
+        assert recall(p, RecallQuery(text="merging keywords"), now=now, log=False).hits
+    with _agent(root) as c:
+        assert c.execute("SELECT count(*) FROM brainview_recall").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM neuron WHERE content = 'pwned'").fetchone()[0] == 0
