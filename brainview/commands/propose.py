@@ -220,20 +220,12 @@ def _plan(args: argparse.Namespace, value: Any, clock: Any) -> int:
 
 
 def _report(args: argparse.Namespace, batch: list[Any]) -> int:
-    rows = [
-        {
-            "id": p.id,
-            "kind": p.kind,
-            "skill": p.skill,
-            "summary": p.summary,
-            "created_at": p.created_at,
-            "consulted": len(p.consulted),
-            "retrieved": len(p.retrieved),
-        }
-        for p in batch
-    ]
+    from brainview.services.proposing import receipt
+
+    done = receipt(batch, dry_run=bool(args.dry_run))
+    rows = done["proposals"]
     if args.json:
-        emit_json({"dry_run": bool(args.dry_run), "count": len(rows), "proposals": rows})
+        emit_json(done)
         return 0
     from brainview.core.safe_text import one_line
 
