@@ -59,7 +59,7 @@ def _arms(names: str, poison: float | None) -> list[Any]:
     for n in dict.fromkeys(chosen):
         arm = known[n]
         if poison is not None and arm.poison:
-            arm = replace(arm, poison=poison, label=arm.label.replace("5 %", f"{poison:.0%}"))
+            arm = replace(arm, poison=poison, label=arm.label.replace("5 %", f"{poison * 100:g} %"))
         out.append(arm)
     return out
 

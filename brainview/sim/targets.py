@@ -50,6 +50,17 @@ class Target:
     met: bool | None
 
 
+def _found_in(runs: list[dict[str, Any]]) -> str:
+    """When the vigilant maintainer first invalidated a poisoned lesson, per seed."""
+    weeks = [
+        next((i + 1 for i, w in enumerate(r["weeks"]) if w["invalidated"]), None) for r in runs
+    ]
+    hit = sorted(w for w in weeks if w is not None)
+    if not hit:
+        return "poison never found"
+    return f"poison found in {len(hit)}/{len(runs)} seeds, in week {', '.join(map(str, hit))}"
+
+
 def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]:
     """Every target that the arms in ``results`` can answer."""
     arms = results["arms"]
@@ -101,10 +112,11 @@ def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]
         k = recovery_weeks(d, poison_week, TOLERANCE)
         after = d[poison_week + 1]
         said = "never fell" if k == 0 else ("not within the run" if k is None else f"{k} week(s)")
+        found = _found_in(arms["poisoned-vigilant"]["runs"])
         out.append(Target(
             "recovery", "invalidation restores loop on within one week",
             f"back within {TOLERANCE * 100:.0f} points after {said}; week {poison_week + 2}: "
-            f"{after.fmt(100)} points vs loop on",
+            f"{after.fmt(100)} points vs loop on; {found}",
             k is not None and k <= 1,
         ))  # fmt: skip
     return out
