@@ -181,5 +181,5 @@ def human(results: dict[str, Any]) -> list[str]:
         out.append(f"  {cell(a['label'], 34):<34} {cells}")
     for t in check(results, cfg.weeks, cfg.poison_week):
         met = "?" if t.met is None else ("met" if t.met else "NOT met")
-        out.append(f"{t.name}: {cell(t.measured, 160)} — {t.asked}: {met}")
+        out.append(f"{t.name}: {cell(t.measured, 240)} — {t.asked}: {met}")
     return out

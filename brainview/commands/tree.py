@@ -346,7 +346,7 @@ def _export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--until", metavar="WHEN", help="before (created_at / decided_at)")
 
 
-SIM_ARMS = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant"
+SIM_ARMS = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant,poisoned-watchful"
 """Mirrors :data:`brainview.sim.arms.ARMS` (a test checks they agree)."""
 
 

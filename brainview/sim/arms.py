@@ -29,8 +29,10 @@ class Arm:
     """Consulted lessons carry recall's suggested stance (off: ``annotate``, never graded)."""
     poison: float = 0.0
     """Share of the live lessons added as poisoned lessons at the start of ``poison_week``."""
-    vigilant: bool = False
-    """The maintainer invalidates through the blast radius when acceptance drops."""
+    vigilant: str = ""
+    """When the maintainer investigates and invalidates through the blast radius: ``drop``
+    (a week's acceptance fell), ``support`` (a rejected proposal had leaned on a
+    supporting lesson that week), or never (``""``)."""
 
 
 ARMS: dict[str, Arm] = {
@@ -41,7 +43,13 @@ ARMS: dict[str, Arm] = {
         Arm("no-consolidation", "loop on, no consolidation", consolidate=False),
         Arm("no-stdp", "loop on, STDP off", stdp=False),
         Arm("poisoned", "loop on, 5 % poisoned in week 3", poison=0.05),
-        Arm("poisoned-vigilant", "poisoned + invalidation", poison=0.05, vigilant=True),
+        Arm("poisoned-vigilant", "poisoned + invalidation", poison=0.05, vigilant="drop"),
+        Arm(
+            "poisoned-watchful",
+            "poisoned + invalidation, watchful",
+            poison=0.05,
+            vigilant="support",
+        ),
     )
 }
 """The report's arms, in its order."""

@@ -38,7 +38,8 @@ FIGURES: tuple[Figure, ...] = (
     Figure("cost", "Maintainer time per accepted change", "seconds", "cost"),
     Figure("policies", "Policy emergence", "policies accepted", "policies"),
     Figure("poisoning", "Poisoning: acceptance minus loop on (same seed)", "points",
-           "acceptance", ("poisoned", "poisoned-vigilant"), scale=100, paired=True),
+           "acceptance", ("poisoned", "poisoned-vigilant", "poisoned-watchful"), scale=100,
+           paired=True),
 )  # fmt: skip
 BY_NAME = {f.name: f for f in FIGURES}
 

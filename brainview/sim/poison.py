@@ -8,13 +8,16 @@ links).  Each claims that one mistake family was *accepted*, in the curator's ow
 and links itself to the two newest genuine lessons of that family so that spreading
 activation carries it to the drafts those lessons match.
 
-**The defence.**  At the end of each week the vigilant maintainer compares the week's
-acceptance with the better of the two weeks before; when it fell by ``vigilance_drop``
-or more, it reads the lessons consulted in support of the week's rejected proposals, takes
+**The defence.**  At the end of each week the vigilant maintainer (``drop``) compares the
+week's acceptance with the better of the two weeks before; when it fell by
+``vigilance_drop`` or more, it reads the lessons consulted in support of the week's
+rejected proposals, takes
 their blast radius (:func:`brainview.services.blast.radius`: the proposals they
 influenced, the lessons they link to or co-fired with), reads those too, and invalidates
 every one it recognises as poisoned in one batch (:func:`brainview.services.blast.apply`,
-flagging the pending proposals they supported).
+flagging the pending proposals they supported).  The watchful maintainer
+(``support``) does the same every week in which a rejected proposal had leaned on a
+supporting lesson, whatever the acceptance.
 """
 
 from __future__ import annotations

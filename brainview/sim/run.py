@@ -9,7 +9,9 @@ A week (it starts on the demo's Monday, 09:00 UTC):
   changed; the world remembers what was accepted, see :mod:`brainview.sim.world`).
 * Saturday: a consolidation is planned and queued (:mod:`brainview.services.consolidate`)
   and the same maintainer decides every item.
-* Sunday: the vigilant maintainer (when the arm has one) checks the week's acceptance.
+* Sunday: the vigilant maintainer (when the arm has one) looks at the week: after an
+  acceptance drop (``drop``), or whenever a rejected proposal had leaned on a supporting
+  lesson (``support``) — see :mod:`brainview.sim.poison`.
 
 The poisoned arms get their poisoned lessons on the poison week's Monday at 09:00.
 At the end :func:`brainview.services.metrics.agent_metrics` reads the run's metrics.
@@ -67,6 +69,8 @@ class Week:
     pruned: int = 0
     poisoned: int = 0
     invalidated: int = 0
+    looked: int = 0
+    """Investigations the vigilant maintainer made (each reads a blast radius)."""
     lessons: int = 0
 
     @property
@@ -217,11 +221,13 @@ class _Runner:
                 self.world.lessons.pop(item.params["reflection"], None)
 
     def _watch(self, before: list[Week], week: Week, supported: list[str], at: datetime) -> None:
-        rates = [w.acceptance for w in before[-2:] if w.acceptance is not None]
-        now_rate = week.acceptance
-        if not rates or now_rate is None:
+        if self.arm.vigilant == "drop":
+            rates = [w.acceptance for w in before[-2:] if w.acceptance is not None]
+            now_rate = week.acceptance
+            if not rates or now_rate is None or now_rate > max(rates) - self.cfg.vigilance_drop:
+                return
+        if not supported:
             return
-        if now_rate > max(rates) - self.cfg.vigilance_drop:
-            return
+        week.looked += 1
         bad, _read = poison.investigate(self.project, self.world, self.maintainer, supported, at)
         week.invalidated += len(bad)

@@ -13,8 +13,8 @@ from html import escape
 
 from brainview.sim.stats import Spread
 
-W, H = 720, 360
-LEFT, RIGHT, TOP, BOTTOM = 60, 190, 40, 44
+W, H = 860, 380
+LEFT, RIGHT, TOP, BOTTOM = 60, 270, 40, 44
 PALETTE = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "4 4", "1 2", "10 4")
 

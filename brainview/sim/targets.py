@@ -6,8 +6,9 @@
   week 1 to week 8 of loop on (and loop on vs loop off at week 8 beside it);
 * poisoning: acceptance of the poisoned arm minus loop on (same seed) in the poison
   week, with a 95 % interval that must exclude zero ("measurably");
-* invalidation: the vigilant arm's difference is back within 5 points of loop on one
-  week after the poison week and stays there.
+* invalidation: the vigilant arm's mean difference is back within 5 points of loop on
+  one week after the poison week and stays there (reported with when the maintainer
+  found the poison, per seed, and the difference the week after it did).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from brainview.sim.stats import Spread, aggregate, paired, recovery_weeks
+from brainview.sim.stats import Spread, aggregate, paired, recovery_weeks, series_of
 
 T975 = {
     1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26,
@@ -50,15 +51,39 @@ class Target:
     met: bool | None
 
 
-def _found_in(runs: list[dict[str, Any]]) -> str:
-    """When the vigilant maintainer first invalidated a poisoned lesson, per seed."""
-    weeks = [
-        next((i + 1 for i, w in enumerate(r["weeks"]) if w["invalidated"]), None) for r in runs
-    ]
-    hit = sorted(w for w in weeks if w is not None)
-    if not hit:
-        return "poison never found"
-    return f"poison found in {len(hit)}/{len(runs)} seeds, in week {', '.join(map(str, hit))}"
+def found_week(run: dict[str, Any]) -> int | None:
+    """The (0-based) week the maintainer first invalidated a poisoned lesson."""
+    return next((i for i, w in enumerate(run["weeks"]) if w["invalidated"]), None)
+
+
+def _recovery(name: str, arms: dict[str, Any], weeks: int, poison_week: int) -> Target:
+    """How soon the arm is back on loop on's curve, when it found the poison, and how it
+    did the week after finding it (paired with loop on, same seed)."""
+    runs, base = arms[name]["runs"], arms["on"]["runs"]
+    d = paired(runs, base, "acceptance", weeks)
+    k = recovery_weeks(d, poison_week, TOLERANCE)
+    said = "never fell" if k == 0 else ("not within the run" if k is None else f"{k} week(s)")
+    on = {r["seed"]: series_of(r, weeks)["acceptance"] for r in base}
+    found, after = [], []
+    for r in runs:
+        w = found_week(r)
+        if w is None:
+            continue
+        found.append(w + 1)
+        if w + 1 < weeks and r["seed"] in on:
+            a, b = series_of(r, weeks)["acceptance"][w + 1], on[r["seed"]][w + 1]
+            if a is not None and b is not None:
+                after.append(a - b)
+    when = ", ".join(map(str, sorted(found)))
+    seen = f"poison found in {len(found)}/{len(runs)} seeds (week {when})"
+    then = Spread.of(list(after))
+    return Target(
+        "recovery" + ("" if name == "poisoned-vigilant" else " (watchful)"),
+        "invalidation restores loop on within one week",
+        f"mean curve back within {TOLERANCE * 100:.0f} points after {said}; {seen}; "
+        f"the week after finding it: {then.fmt(100)} points vs loop on",
+        k is not None and k <= 1,
+    )
 
 
 def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]:
@@ -107,16 +132,7 @@ def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]
                 f"{lo_hi[1] * 100:+.1f})",
                 lo_hi[1] < 0,
             ))  # fmt: skip
-    if "poisoned-vigilant" in arms and "on" in arms and poison_week + 1 < weeks:
-        d = paired(arms["poisoned-vigilant"]["runs"], arms["on"]["runs"], "acceptance", weeks)
-        k = recovery_weeks(d, poison_week, TOLERANCE)
-        after = d[poison_week + 1]
-        said = "never fell" if k == 0 else ("not within the run" if k is None else f"{k} week(s)")
-        found = _found_in(arms["poisoned-vigilant"]["runs"])
-        out.append(Target(
-            "recovery", "invalidation restores loop on within one week",
-            f"back within {TOLERANCE * 100:.0f} points after {said}; week {poison_week + 2}: "
-            f"{after.fmt(100)} points vs loop on; {found}",
-            k is not None and k <= 1,
-        ))  # fmt: skip
+    for name in ("poisoned-vigilant", "poisoned-watchful"):
+        if name in arms and "on" in arms and poison_week + 1 < weeks:
+            out.append(_recovery(name, arms, weeks, poison_week))
     return out
