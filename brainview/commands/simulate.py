@@ -123,7 +123,7 @@ def simulate(args: argparse.Namespace) -> int:
     command = str(results.get("command") or command_of(args))
     if args.results and not args.from_results:
         with atomic_text(Path(args.results)) as fh:
-            json.dump(results, fh, sort_keys=True)
+            json.dump(results, fh)
         note(f"results written to {args.results}")
     if args.svg_dir:
         written = report.write_svgs(results, Path(args.svg_dir), command)
@@ -170,12 +170,13 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
 def human(results: dict[str, Any]) -> list[str]:
     """The targets and, per arm, acceptance week by week."""
     from brainview.sim.experiment import config_of
+    from brainview.sim.report import ordered
     from brainview.sim.stats import aggregate
     from brainview.sim.targets import check
 
     cfg = config_of(results)
     out = [f"{len(results['seeds'])} seed(s), {cfg.weeks} weeks — acceptance by week (%):"]
-    for a in results["arms"].values():
+    for a in (results["arms"][n] for n in ordered(results)):
         acc = aggregate(a["runs"], cfg.weeks)["acceptance"]
         cells = " ".join("  —" if s.mean is None else f"{s.mean * 100:3.0f}" for s in acc)
         out.append(f"  {cell(a['label'], 34):<34} {cells}")

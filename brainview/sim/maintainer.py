@@ -20,6 +20,7 @@ import math
 import random
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from brainview.sim.arms import SimConfig
@@ -27,6 +28,7 @@ from brainview.sim.texts import GENERIC_REASONS, KEEP_LESSON, MIXED_POLICY, POLI
 from brainview.sim.world import MISTAKES, World
 
 COHERENT = 0.6
+RECOGNISE = 0.95
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,8 @@ class Maintainer:
             return Verdict("reject", MIXED_POLICY, seconds)
         return Verdict("accept", None, self._time(rng, "item"))
 
-    def recognises_poison(self, reflection_id: str, world: World) -> bool:
-        """Reading a lesson, it sees the claim contradicts its own rules."""
-        rng = self._rng(f"read:{reflection_id}")
-        return reflection_id in world.poisoned and rng.random() < 0.95
+    def recognises_poison(self, reflection_id: str, world: World, when: datetime) -> bool:
+        """Reading a lesson, it sees the claim contradicts its own rules (it misses one
+        reading in twenty; each reading is a new chance)."""
+        rng = self._rng(f"read:{reflection_id}:{when.isoformat()}")
+        return reflection_id in world.poisoned and rng.random() < RECOGNISE

@@ -72,7 +72,7 @@ def investigate(
         return [], []
     found = blast.radius(project, suspects)
     read = list(dict.fromkeys([*suspects, *(n.neuron_id for n in found.neighbours)]))
-    bad = [r for r in read if maintainer.recognises_poison(r, world)]
+    bad = [r for r in read if maintainer.recognises_poison(r, world, now)]
     if not bad:
         return [], read
     action = blast.BlastAction(

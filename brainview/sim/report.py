@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from brainview.sim.arms import ARMS, CHECKS
 from brainview.sim.experiment import config_of
 from brainview.sim.plots import FIGURES, Figure, terminal
 from brainview.sim.stats import SERIES, Spread, aggregate, paired, window
@@ -22,10 +23,18 @@ END = "<!-- simulate:end -->"
 TITLE = "# Does the loop teach? A simulation\n"
 
 
-def lines_for(fig: Figure, results: dict[str, Any], weeks: int) -> dict[str, list[Spread]]:
+def ordered(results: dict[str, Any]) -> list[str]:
+    """The arms of ``results`` in the report's order (known arms first)."""
+    arms = results["arms"]
+    return [n for n in (*ARMS, *CHECKS) if n in arms] + [n for n in arms if n not in ARMS]
+
+
+def lines_for(
+    fig: Figure, results: dict[str, Any], weeks: int, only: tuple[str, ...] | None = None
+) -> dict[str, list[Spread]]:
     """The lines of one figure: label → spread per week."""
     arms = results["arms"]
-    names = [n for n in (fig.arms or tuple(arms)) if n in arms]
+    names = [n for n in ordered(results) if n in (only or fig.arms or arms)]
     if fig.paired:
         base = arms.get("on", {}).get("runs", [])
         return {arms[n]["label"]: paired(arms[n]["runs"], base, fig.series, weeks) for n in names}
@@ -62,7 +71,7 @@ def _summary(results: dict[str, Any], weeks: int) -> list[str]:
     keys = ("acceptance", "repeated", "mac", "cost", "accepted", "good_lost", "caught")
     head = "| arm | " + " | ".join(SERIES[k] for k in keys) + " | policies (total) | s / run |"
     out = [head, "|---|" + "---:|" * (len(keys) + 2)]
-    for a in results["arms"].values():
+    for a in (results["arms"][n] for n in ordered(results)):
         cells = []
         for k in keys:
             s = window(a["runs"], k, weeks, first, weeks - 1)
@@ -125,10 +134,10 @@ def section(
             *_table(fig, lines, weeks),
         ]
     acc = next(f for f in FIGURES if f.name == "acceptance")
-    text = terminal(acc, lines_for(acc, results, weeks), plain=True)
+    text = terminal(acc, lines_for(acc, results, weeks, ("off", "on")), plain=True)
     out += [
         "",
-        "### The same, in a terminal (plotext)",
+        "### Loop off and loop on, in a terminal (plotext)",
         "",
         "```text",
         text.rstrip(),
