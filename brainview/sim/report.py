@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from brainview.core.safe_text import one_line
 from brainview.sim.arms import ARMS, CHECKS
 from brainview.sim.experiment import config_of
 from brainview.sim.plots import FIGURES, Figure, terminal
@@ -37,8 +38,13 @@ def lines_for(
     names = [n for n in ordered(results) if n in (only or fig.arms or arms)]
     if fig.paired:
         base = arms.get("on", {}).get("runs", [])
-        return {arms[n]["label"]: paired(arms[n]["runs"], base, fig.series, weeks) for n in names}
-    return {arms[n]["label"]: aggregate(arms[n]["runs"], weeks)[fig.series] for n in names}
+        return {label(arms[n]): paired(arms[n]["runs"], base, fig.series, weeks) for n in names}
+    return {label(arms[n]): aggregate(arms[n]["runs"], weeks)[fig.series] for n in names}
+
+
+def label(arm: dict[str, Any]) -> str:
+    """An arm's label as plain text (results may come from a file: data, not markup)."""
+    return one_line(str(arm.get("label", "")), 48).replace("|", "/")
 
 
 def write_svgs(results: dict[str, Any], out_dir: Path, command: str) -> list[Path]:
@@ -79,7 +85,7 @@ def _summary(results: dict[str, Any], weeks: int) -> list[str]:
             cells.append(s.fmt(100 if pct else 1, 1))
         pol = Spread.of([sum(w["policies"] for w in r["weeks"]) for r in a["runs"]])
         secs = Spread.of([r["seconds"] for r in a["runs"]])
-        out.append(f"| {a['label']} | " + " | ".join(cells) + f" | {pol.fmt()} | {secs.fmt()} |")
+        out.append(f"| {label(a)} | " + " | ".join(cells) + f" | {pol.fmt()} | {secs.fmt()} |")
     return out
 
 

@@ -240,3 +240,14 @@ def test_results_that_are_not_results_are_refused(tmp_path: Path) -> None:
     bad.write_text('{"arms": 1}')
     out = run("simulate", "--from-results", str(bad))  # a real process: one line, exit 4
     assert out.returncode == 4 and "not the results of brainview simulate" in out.stderr
+
+
+def test_labels_from_a_results_file_are_shown_inert(results_file: Path) -> None:
+    data = json.loads(results_file.read_text())
+    data["arms"]["on"]["label"] = "on\x1b]52;c;cm0=\x07 [bold]x[/bold] | y"
+    results_file.write_text(json.dumps(data))
+    out = cli("simulate", "--from-results", str(results_file), "--plot", "acceptance")
+    assert out.returncode == 0, out.stderr
+    assert "\x1b]52" not in out.stdout and "\x07" not in out.stdout
+    lines = report.lines_for(report.FIGURES[0], data, 2)
+    assert all("\x1b" not in k and "|" not in k for k in lines)
