@@ -42,6 +42,7 @@ BENCHES: dict[str, list[list[str]]] = {
     "triage_keys": [[PY, "bench/bench_triage_keys.py"]],
     "clustering": [[PY, "bench/bench_clustering.py"]],
     "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
+    "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
 }
 
 
@@ -73,7 +74,7 @@ def main() -> int:
                     cmd, cwd=root, capture_output=True, text=True, env={**os.environ, **env}
                 )
                 secs = time.perf_counter() - t
-                if proc.returncode not in (0, 1):  # bench_decide exits 1 on a missed target
+                if proc.returncode not in (0, 1):  # benches exit 1 on a missed target
                     failures += 1
                     print(f"✗ {shown} failed ({proc.returncode}): {proc.stderr[-500:]}")
                     continue

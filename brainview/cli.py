@@ -17,7 +17,7 @@ HELP_FLAGS = ("-h", "--help")
 TOP_FLAGS = (*HELP_FLAGS, "--version")
 COMMANDS = {
     *("open", "demo", "stats", "init-agent", "propose", "proposals", "reflect"),
-    *("communities", "export", "serve", "recall", "outcome", "mcp"),
+    *("communities", "export", "serve", "recall", "outcome", "mcp", "simulate"),
 }
 
 

@@ -425,6 +425,42 @@ def _export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--until", metavar="WHEN", help="before (created_at / decided_at)")
 
 
+SIM_ARMS = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant,poisoned-watchful"
+"""Mirrors :data:`brainview.sim.arms.ARMS` (a test checks they agree)."""
+
+
+def _simulate(sub: argparse._SubParsersAction) -> None:
+    p = _leaf(
+        sub,
+        "simulate",
+        "simulate:simulate",
+        "does the reflection loop teach? simulated arms side by side over seeds",
+        epilog="A scripted curator and maintainer on a demo user brain; intake, recall, "
+        "decisions, grades, STDP, consolidation and invalidation are brainview's own. Runs "
+        "in temporary projects (no brain of yours is opened). Report: docs/efficacy.md.",
+    )
+    p.add_argument("--arms", default=SIM_ARMS, help=f"comma-separated ({SIM_ARMS}; "
+                   "also no-feedback)")  # fmt: skip
+    p.add_argument("--seeds", type=int, help="how many seeds (default 10)")
+    p.add_argument("--first-seed", type=int, help="the first seed (default 1)")
+    p.add_argument("--weeks", type=int, help="simulated weeks (default 8)")
+    p.add_argument("--drafts-per-day", type=int, help="curator drafts per weekday (default 4)")
+    p.add_argument("--user-neurons", type=int, help="user brain size (default 300)")
+    p.add_argument("--noise", type=float, help="maintainer error rate (default 0.05)")
+    p.add_argument("--threshold", type=float, help="curator's opposition threshold (0.45)")
+    p.add_argument("--poison", type=float, help="share of lessons poisoned (default 0.05)")
+    p.add_argument("--results", metavar="FILE", help="write the raw results (JSON) to FILE")
+    p.add_argument("--from-results", metavar="FILE", help="redraw from stored results, no run")
+    p.add_argument("--svg-dir", metavar="DIR", help="write one SVG per figure into DIR")
+    p.add_argument("--report", metavar="FILE", help="write the report (docs/efficacy.md)")
+    p.add_argument(
+        "--plot", action="append", default=[], metavar="FIGURE",
+        help="render a figure in the terminal (acceptance, repeated, mac, cost, policies, "
+        "poisoning, all); repeatable",
+    )  # fmt: skip
+    _json(p)
+
+
 def build_parser() -> Parser:
     """The whole command tree."""
     parser = Parser(prog="brainview", description=DESCRIPTION, epilog=EPILOG)
@@ -439,6 +475,7 @@ def build_parser() -> Parser:
     _outcome(sub)
     _communities(sub)
     _export(sub)
+    _simulate(sub)
     return parser
 
 

@@ -21,7 +21,8 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    retired or missing reflections get nothing; a **dismissal** grades nobody.
    ``brainview_grade`` rows link decision, reflection, stance, grade and spike id.
 5. **STDP** (contracts §4) between the graded reflections, in consulted order, all
-   at ``now`` (details: :func:`brainview.store.writers.write_stdp`).
+   at ``now`` (details: :func:`brainview.store.writers.write_stdp`); ``stdp=False``
+   leaves every weight alone (an experiment's switch, ``brainview simulate``).
 6. On **reject** (unless ``write_reflections=False`` or the project paused reflection
    writing, :mod:`brainview.services.reflection_writing`), a new reflection recording
    the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection,
@@ -173,6 +174,7 @@ def decide(
     annotate_grade: int | None = None,
     applier: Applier | UserBrainApplier | None = None,
     policy_text: str | None = None,
+    stdp: bool = True,
 ) -> DecisionResult:
     """Accept, reject or dismiss one pending proposal, atomically (module docstring).
 
@@ -198,6 +200,7 @@ def decide(
         annotate_grade=annotate_grade,
         applier=applier,
         policy_text=policy_text,
+        stdp=stdp,
     )[0]
 
 
@@ -216,6 +219,7 @@ def decide_many(
     applier: Applier | UserBrainApplier | None = None,
     policy_text: str | None = None,
     confirmed_flags: Collection[str] | None = None,
+    stdp: bool = True,
 ) -> list[DecisionResult]:
     """Decide several proposals in **one** transaction: all of them or none.
 
@@ -234,6 +238,8 @@ def decide_many(
     if policy_text is not None:
         edited = checked_policy_text(policy_text, verdict, len(set(ids)))
         opts = replace(opts, policy_text=edited)
+    if not stdp:
+        opts = replace(opts, stdp=False)
     unique = list(dict.fromkeys(ids))
     if not unique:
         return []
@@ -408,8 +414,9 @@ def _decide_in(
         return "dismissed: no event" if verdict == "dismiss" else f"{stance}: no event"
 
     fired = fire_consulted(
-        log, era, proposal_id, decision_id, grade_of, no_event, opts.now, opts.scheduler
-    )
+        log, era, proposal_id, decision_id, grade_of, no_event, opts.now, opts.scheduler,
+        with_stdp=opts.stdp,
+    )  # fmt: skip
     if on_agent:
         apply_on_agent(log, era, proposal, decision_id, opts)
     if new_id is not None:

@@ -43,6 +43,8 @@ class Options:
     annotate_grade: int | None
     apply_state: str
     policy_text: str | None = None
+    stdp: bool = True
+    """``False``: the decision moves no synapse weight (an experiment's switch)."""
 
 
 def options(

@@ -175,11 +175,13 @@ def fire_consulted(
     no_event: Callable[[str], str],
     now: datetime,
     scheduler: Scheduler,
+    *,
+    with_stdp: bool = True,
 ) -> Fired:
     """Grade every live consulted reflection (``grade_of(stance)``; ``None`` = no
     event, explained by ``no_event(stance)``): spike rows, cards where the era keeps
-    them in ``fsrs_state``, STDP between them in consulted order, ``brainview_grade``
-    rows."""
+    them in ``fsrs_state``, STDP between them in consulted order (unless ``with_stdp``
+    is off), ``brainview_grade`` rows."""
     conn = log.conn
     now_s = fsrs_math.format_ts(now)
     consulted = _consulted_live(conn, era, proposal_id)
@@ -196,7 +198,7 @@ def fire_consulted(
             continue
         plan.append((rid, stance, grade))
     # STDP inputs are read before this decision's spikes exist (see write_stdp).
-    synapses = touching_synapses(conn, era, [r for r, _s, _g in plan]) if plan else []
+    synapses = touching_synapses(conn, era, [r for r, _s, _g in plan]) if plan and with_stdp else []
     ends = {x for row in synapses for x in (row["pre"], row["post"])}
     history = last_fires(conn, ends, now, stdp.TAU_DAYS) if ends else {}
     fired = [(rid, grade) for rid, _s, grade in plan]

@@ -337,6 +337,23 @@ def test_stdp_numbers_follow_the_contract_in_consulted_order(triangle: DemoInfo)
     assert (retired["weight"], retired["co_fires"]) == (0.5, 0)
 
 
+def test_stdp_off_grades_the_same_and_moves_no_weight(triangle: DemoInfo) -> None:
+    before = {
+        pair: tuple(weight(sql(triangle), *pair)) for pair in (("r-x", "r-y"), ("r-z", "r-x"))
+    }
+    pid = propose(triangle, [("r-x", "support"), ("r-y", "support")])
+    res = decide(triangle, pid, "accept", stdp=False)
+    assert res.grades == [("r-x", "support", 4), ("r-y", "support", 4)] and res.stdp == []
+    conn = sql(triangle)
+    assert {pair: tuple(weight(conn, *pair)) for pair in before} == before
+    assert (
+        conn.execute(
+            "SELECT COUNT(*) FROM spike WHERE notes = ?", (f"brainview:{pid}",)
+        ).fetchone()[0]
+        == 2
+    )
+
+
 def test_a_miss_changes_no_weight_but_still_counts_as_a_fire(triangle: DemoInfo) -> None:
     conn = sql(triangle)
     pid = propose(triangle, [("r-x", "support")], pid="p-miss")
