@@ -108,10 +108,10 @@ def _load(path: str) -> dict[str, Any]:
 
 def simulate(args: argparse.Namespace) -> int:
     """Run (or load), then print and write what was asked."""
-    from brainview.commands.export import atomic_text
     from brainview.sim import report
     from brainview.sim.experiment import config_of
     from brainview.sim.plots import BY_NAME, terminal
+    from brainview.store.safe_files import atomic_write
 
     _check(args)
     for name in args.plot:
@@ -122,7 +122,7 @@ def simulate(args: argparse.Namespace) -> int:
     results = _load(args.from_results) if args.from_results else _run(args)
     command = str(results.get("command") or command_of(args))
     if args.results and not args.from_results:
-        with atomic_text(Path(args.results)) as fh:
+        with atomic_write(Path(args.results), "--results", force=True) as fh:
             json.dump(results, fh)
         note(f"results written to {args.results}")
     if args.svg_dir:
@@ -133,7 +133,7 @@ def simulate(args: argparse.Namespace) -> int:
         svg_rel = os.path.relpath(args.svg_dir or target.parent, target.parent)
         text = report.section(results, command, svg_rel, args.results or args.from_results)
         old = target.read_text(encoding="utf-8") if target.exists() else None
-        with atomic_text(target) as fh:
+        with atomic_write(target, "--report", force=True) as fh:
             fh.write(report.merge(old, text))
         note(f"report written to {args.report}")
     weeks = config_of(results).weeks

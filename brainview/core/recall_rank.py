@@ -22,6 +22,13 @@ R_UNKNOWN = 0.9
 """R used for a lesson with no card yet: the desired retention, neither fresh nor fading."""
 OVERTURNED = 0.5
 CHALLENGED = 0.85
+SAME_KIND_OVERLAP = 0.3
+"""Share of a draft's own words a same-kind rejection lesson about other neurons must
+match to stay ``oppose`` (below it the lesson is about another case of the kind)."""
+KIND_TERMS = frozenset(
+    w for text in (*KIND_WORDS.values(), *SYNAPSE_WORDS.values()) for w in text.split()
+)
+"""Words recall adds to every draft of a kind: they say nothing about *this* draft."""
 
 NEGATIONS = frozenset({"never", "not", "don't", "dont", "no", "avoid", "stop", "without"})
 REJECT_CUES = ("rejected", "reversed", "failed", "misled", "confused", "lowered", "refused")
@@ -79,24 +86,51 @@ def action_words(kind: str | None, synapse_type: str | None = None) -> set[str]:
     return found - {"domain", "content", "duplicate", "direction", "example"}
 
 
+def overlap(terms: Iterable[str], matched: Iterable[str]) -> float:
+    """Share of a draft's own query words (kind words left out) a lesson matched."""
+    own = set(terms) - KIND_TERMS
+    return len(own & set(matched)) / len(own) if own else 0.0
+
+
 def stance(
     text: str,
     kind: str | None,
     synapse_type: str | None,
     draft_refs: Iterable[str],
     provenance: Provenance | None,
+    *,
+    cited: Iterable[str] = (),
+    words: float | None = None,
 ) -> tuple[str, str]:
-    """``(stance, why)``: ``oppose`` when the lesson warns against what the draft does."""
-    refs = set(draft_refs)
-    if provenance is not None and provenance.verdict == "reject":
-        same_refs = bool(refs & set(provenance.refs))
-        if kind is not None and provenance.kind == kind:
-            where = " on the same neurons" if same_refs else ""
-            return "oppose", f"written when a {kind} proposal was rejected{where}"
-        if same_refs:
-            return "oppose", f"written when a {provenance.kind} on these neurons was rejected"
+    """``(stance, why)``: ``oppose`` when the lesson warns against what the draft does.
+
+    ``cited``: the draft's neurons the lesson cites; ``words``: the share of the draft's
+    own words it matched (:func:`overlap`; ``None`` when unknown).  A lesson written by
+    a rejection of the draft's kind opposes when it is about the same neurons or matches
+    at least ``SAME_KIND_OVERLAP`` of the draft's words; otherwise it is about another
+    case of the kind and only annotates.  A rejection of *another* kind is judged by its
+    text alone, without its own "rejected" (which is about that other action)."""
+    rejection = provenance is not None and provenance.verdict == "reject"
+    if provenance is not None and rejection and kind is not None and provenance.kind == kind:
+        if set(draft_refs) & (set(provenance.refs) | set(cited)):
+            return "oppose", f"written when a {kind} proposal on the same neurons was rejected"
+        if words is None:
+            return "oppose", f"written when a {kind} proposal was rejected"
+        share = f"{round(100 * words)} % of the draft's words"
+        if words >= SAME_KIND_OVERLAP:
+            return "oppose", f"written when a {kind} proposal was rejected; matches {share}"
+        return "annotate", (
+            f"written when a {kind} proposal on other neurons was rejected; matches only {share}"
+        )
     if kind is None:
         return "annotate", "free text: no action to judge"
+    return _by_text(text, kind, synapse_type, reject_cues=not rejection)
+
+
+def _by_text(
+    text: str, kind: str, synapse_type: str | None, *, reject_cues: bool
+) -> tuple[str, str]:
+    """The stance a lesson's words take on the draft's action."""
     tokens = [t.lower() for t in _TOKEN.findall((text or "")[:600])]
     actions = action_words(kind, synapse_type)
     hits = [i for i, t in enumerate(tokens) if t in actions]
@@ -106,7 +140,7 @@ def stance(
         if negation:
             return "oppose", f"says “{negation} … {tokens[i]}”"
     if hits:
-        cue = _cue(tokens, REJECT_CUES)
+        cue = _cue(tokens, REJECT_CUES) if reject_cues else None
         if cue:
             return "oppose", f"records “{cue}” about “{tokens[hits[0]]}”"
         cue = _cue(tokens, ACCEPT_CUES)

@@ -76,6 +76,8 @@ class DecisionWeek:
     decisions: int
     median_seconds: float | None
     """Median seconds on screen per decision (the MAC); ``None`` if none was timed."""
+    seconds_per_accepted: float | None = None
+    """Maintainer seconds per accepted change (all timed decision time / accepts)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ class AgeWeek:
     age_week: int
     decisions: int
     median_seconds: float | None
+    seconds_per_accepted: float | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class RuntimeStats:
     rejected: int
     dismissed: int
     week: str = ""
+    seconds_per_accepted: float | None = None
 
     @property
     def rate(self) -> float | None:
@@ -220,7 +224,8 @@ def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) 
     )
     d = every.where(~every.outcome)
     out.decision_time = [
-        DecisionWeek(name(g.key), g.decisions, g.median_seconds) for g in seed.group(d.week, d)
+        DecisionWeek(name(g.key), g.decisions, g.median_seconds, g.seconds_per_accepted)
+        for g in seed.group(d.week, d)
     ]
     n_skills = max(1, len(d.skills))
     acceptance = [
@@ -230,7 +235,7 @@ def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) 
     ]
     out.acceptance = sorted(acceptance, key=lambda w: (w.week, w.skill))
     out.decision_time_by_age = [
-        AgeWeek(g.key, g.decisions, g.median_seconds)
+        AgeWeek(g.key, g.decisions, g.median_seconds, g.seconds_per_accepted)
         for g in seed.group(seed.age_weeks(d, born), d)
     ]
     out.policies_accepted_per_week = seed.policies_accepted(d)
@@ -248,5 +253,6 @@ def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) 
 
 def _runtime(runtime: str, g: seed.Group, week: str = "") -> RuntimeStats:
     return RuntimeStats(
-        runtime, g.decisions, g.median_seconds, g.accepted, g.rejected, g.dismissed, week
-    )
+        runtime, g.decisions, g.median_seconds, g.accepted, g.rejected, g.dismissed, week,
+        g.seconds_per_accepted,
+    )  # fmt: skip

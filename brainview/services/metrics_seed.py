@@ -138,6 +138,20 @@ class Group:
     accepted: int
     rejected: int
     dismissed: int
+    total_seconds: float = 0.0
+    """Summed seconds on screen of the group's timed decisions (every verdict)."""
+    timed: int = 0
+
+    @property
+    def seconds_per_accepted(self) -> float | None:
+        """Maintainer seconds per accepted change: all the timed decision time (rejections
+        and dismissals included) over the accepts; ``None`` without an accept or a time."""
+        return per_accepted(self.total_seconds, self.timed, self.accepted)
+
+
+def per_accepted(total_seconds: float, timed: int, accepted: int) -> float | None:
+    """``total_seconds / accepted`` (``None`` when nothing was accepted or timed)."""
+    return total_seconds / accepted if accepted and timed else None
 
 
 def group(keys: np.ndarray, d: Decisions) -> list[Group]:
@@ -149,10 +163,16 @@ def group(keys: np.ndarray, d: Decisions) -> list[Group]:
     counts = np.bincount(inv, minlength=n)
     verdicts = np.bincount(inv * 4 + d.verdict, minlength=n * 4).reshape(n, 4)
     medians = _medians(inv, d.seconds, n)
+    timed = ~np.isnan(d.seconds)
+    totals = np.bincount(inv[timed], weights=d.seconds[timed], minlength=n)
+    n_timed = np.bincount(inv[timed], minlength=n)
     return [
-        Group(int(uniq[g]), int(counts[g]), medians[g], *(int(v) for v in verdicts[g, :3]))
+        Group(
+            int(uniq[g]), int(counts[g]), medians[g], *(int(v) for v in verdicts[g, :3]),
+            total_seconds=float(totals[g]), timed=int(n_timed[g]),
+        )
         for g in range(n)
-    ]
+    ]  # fmt: skip
 
 
 def _medians(inv: np.ndarray, seconds: np.ndarray, n: int) -> list[float | None]:

@@ -153,7 +153,10 @@ def _rank(
     typ = draft.params.get("type") if isinstance(draft.params.get("type"), str) else None
     hits = []
     for s, r, lex, spr, r_now, turned, skill in top:
-        st, why = recall_rank.stance(texts.get(r, ""), draft.kind, typ, draft.refs, prov.get(r))
+        st, why = recall_rank.stance(
+            texts.get(r, ""), draft.kind, typ, draft.refs, prov.get(r),
+            cited=direct.get(r, []), words=recall_rank.overlap(terms, matched.get(r, [])),
+        )  # fmt: skip
         hits.append(
             Hit(r, 0, round(s, 6), skill, LIVE, texts.get(r, ""), round(lex, 6),
                 round(lexical.get(r, 0.0), 6), round(spr, 6), _round(r_now),

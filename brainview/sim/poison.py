@@ -27,6 +27,7 @@ import uuid
 from datetime import datetime
 
 from brainview.services import blast
+from brainview.services.lifecycle import CHALLENGED, LIVE
 from brainview.services.project import Project
 from brainview.sim.maintainer import Maintainer
 from brainview.sim.texts import POISON
@@ -71,7 +72,9 @@ def investigate(
     if not suspects:
         return [], []
     found = blast.radius(project, suspects)
-    read = list(dict.fromkeys([*suspects, *(n.neuron_id for n in found.neighbours)]))
+    # an invalidated (or retired) neighbour was dealt with already: nothing to change
+    near = [n.neuron_id for n in found.neighbours if n.state in (LIVE, CHALLENGED)]
+    read = list(dict.fromkeys([*suspects, *near]))
     bad = [r for r in read if maintainer.recognises_poison(r, world, now)]
     if not bad:
         return [], read

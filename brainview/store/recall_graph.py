@@ -76,8 +76,13 @@ def neighbours(
 def provenance(
     conn: sqlite3.Connection, tables: frozenset[str], ids: list[str]
 ) -> dict[str, Provenance]:
-    """The standing decision that wrote each of ``ids`` (a rejection or an outcome's lesson)."""
-    if not {"brainview_decision", "brainview_proposal"} <= tables:
+    """The standing decision that wrote each of ``ids`` (a rejection or an outcome's lesson).
+
+    ``tables`` is what the brain held when it was opened; brainview's tables may have
+    been created since (a long-running process's first proposal), so they are looked up
+    again when missing."""
+    wanted = {"brainview_decision", "brainview_proposal"}
+    if not wanted <= tables and not wanted <= _present(conn, wanted):
         return {}
     out: dict[str, Provenance] = {}
     for chunk, marks in _chunks(ids):
@@ -89,6 +94,12 @@ def provenance(
         ):
             out[str(rid)] = Provenance(str(verdict), str(kind), _refs(params_json))
     return out
+
+
+def _present(conn: sqlite3.Connection, names: set[str]) -> set[str]:
+    marks = ",".join("?" * len(names))
+    sql = f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({marks})"
+    return {str(r[0]) for r in conn.execute(sql, sorted(names))}
 
 
 def _refs(params_json: object) -> tuple[str, ...]:

@@ -165,6 +165,22 @@ def test_split_by_runtime(scripted) -> None:  # type: ignore[no-untyped-def]
     ]
 
 
+def test_maintainer_seconds_per_accepted_change(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Every timed decision's seconds (rejects and dismissals too) over the accepts."""
+    m = _metrics(scripted)
+    weeks = [(w.week, w.seconds_per_accepted) for w in m.decision_time]
+    # W1: (40 + 60) / 1. W2: (10 + 5 + 30) / 2 (p6 accepted, untimed). W3: (20 + 50) / 2.
+    assert weeks == [(W1, 100), (W2, 22.5), (W3, 35), (W4, 15)]
+    ages = [(a.age_week, a.seconds_per_accepted) for a in m.decision_time_by_age]
+    assert ages == [(0, 57.5), (1, 30), (2, pytest.approx(85 / 3))]
+    runtimes = [(r.runtime, r.seconds_per_accepted) for r in m.by_runtime]
+    assert runtimes == [("model-a", 50), ("model-b", 30), ("unknown", 20)]
+    weekly = {(r.week, r.runtime): r.seconds_per_accepted for r in m.by_runtime_week}
+    assert weekly[(W2, "unknown")] is None  # a dismissal only: nothing accepted
+    assert weekly[(W2, "model-a")] is None  # an accept, but untimed
+    assert weekly[(W1, "model-a")] == 100
+
+
 def test_policy_emergence(scripted) -> None:  # type: ignore[no-untyped-def]
     m = _metrics(scripted)
     # p7 and p10 accepted; p5 was rejected and p9's accept was undone.
@@ -206,11 +222,17 @@ def test_stats_json_reports_the_new_keys(scripted) -> None:  # type: ignore[no-u
     out = cli("stats", str(scripted), "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)["agent_metrics"]
-    assert doc["decision_time_by_age"][0] == {"age_week": 0, "decisions": 4, "median_seconds": 25}
+    assert doc["decision_time_by_age"][0] == {
+        "age_week": 0, "decisions": 4, "median_seconds": 25, "seconds_per_accepted": 57.5
+    }  # fmt: skip
+    assert doc["decision_time"][1] == {
+        "week": W2, "decisions": 4, "median_seconds": 10, "seconds_per_accepted": 22.5
+    }  # fmt: skip
     assert doc["by_runtime"][0] == {
         "runtime": "model-a",
         "decisions": 4,
         "median_seconds": 50,
+        "seconds_per_accepted": 50,
         "accepted": 3,
         "rejected": 1,
         "dismissed": 0,

@@ -266,3 +266,41 @@ def test_recall_log_refused_on_a_brain_with_a_trigger(demo, now) -> None:
     with _agent(root) as c:
         assert c.execute("SELECT count(*) FROM brainview_recall").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM neuron WHERE content = 'pwned'").fetchone()[0] == 0
+
+
+def test_a_rejection_made_after_open_is_known_to_the_same_process(make_demo, now) -> None:
+    """A long-running process (console, MCP server) opened the agent brain before
+    brainview's tables existed; the rejection lesson it then writes still carries its
+    decision: a same-kind draft on its neurons opposes *because of that rejection*,
+    and one on other neurons that shares none of its words only annotates."""
+    from datetime import timedelta
+
+    from brainview.demo.generator import DemoSpec
+    from brainview.services import intake, review
+
+    root, _info = make_demo(DemoSpec(reflections=0, proposals=0), "fresh")
+    with _agent(root) as c:
+        assert not c.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'brainview_decision'"
+        ).fetchone()
+        users = sqlite3.connect(root / ".spikuit" / "circuit.db")
+    ids = [r[0] for r in users.execute("SELECT id FROM neuron ORDER BY id LIMIT 4")]
+    users.close()
+
+    def merge(pid: str, keep: str, other: str, why: str) -> dict[str, object]:
+        return {"id": pid, "skill": "curator", "kind": "merge_neurons",
+                "params": {"keep": keep, "merge": [other]}, "rationale": why}  # fmt: skip
+
+    with _open(root, write=True) as p:
+        intake.submit(p, [merge("p-bad", ids[0], ids[1], "quokka wombat")], source="t", now=now)
+        review.decide(p, "p-bad", "reject", reason="platypus", decider="me",
+                      now=now + timedelta(minutes=1))  # fmt: skip
+        later = now + timedelta(minutes=2)
+        same = recall(p, RecallQuery(proposal=merge("d", ids[0], ids[1], "x"), limit=5),
+                      now=later, log=False).hits  # fmt: skip
+        unrelated = merge("d", ids[2], ids[3], "platypus echidna numbat bilby dingo")
+        other = recall(p, RecallQuery(proposal=unrelated, limit=5), now=later, log=False).hits
+    assert same and same[0].stance == "oppose"
+    assert "merge_neurons proposal on the same neurons was rejected" in same[0].stance_reason
+    lesson = next(h for h in other if h.reflection == same[0].reflection)
+    assert lesson.stance == "annotate" and "on other neurons" in lesson.stance_reason

@@ -72,7 +72,7 @@ def test_spreading_is_bounded() -> None:
         ("anything at all", "set_domain", None, Provenance("reject", "set_domain", ()),
          "oppose"),
         ("anything at all", "add_synapse", None, Provenance("reject", "merge_neurons", ("n-1",)),
-         "oppose"),
+         "annotate"),
         ("anything at all", "add_synapse", None, Provenance("accept", "add_synapse", ("n-1",)),
          "annotate"),
     ],
@@ -80,6 +80,56 @@ def test_spreading_is_bounded() -> None:
 def test_stance(text: str, kind: str, typ: str | None, prov: Provenance | None, want: str) -> None:
     stance, why = recall_rank.stance(text, kind, typ, ["n-1"], prov)
     assert stance == want and why
+
+
+REJECTED_MERGE = (
+    "Rejected proposal p-1 (merge_neurons): merge [user:n-7] into [user:n-8]\n"
+    "Curator rationale: the worked example restates its concept\n"
+    "Maintainer rejected: No: an example is not a second copy of the idea"
+)
+"""A rejection lesson as the decide path writes it (``decision_rows.rejection_text``)."""
+
+
+@pytest.mark.parametrize(
+    ("refs", "cited", "words", "want", "why"),
+    [
+        (("n-1",), (), 0.0, "annotate", "on other neurons was rejected; matches only 0 %"),
+        (("n-1",), (), 0.29, "annotate", "matches only 29 %"),
+        (("n-1",), (), 0.3, "oppose", "was rejected; matches 30 %"),
+        (("n-7",), (), 0.0, "oppose", "on the same neurons was rejected"),
+        (("n-1",), ("n-1",), 0.0, "oppose", "on the same neurons was rejected"),
+        (("n-1",), (), None, "oppose", "merge_neurons proposal was rejected"),
+    ],
+)  # fmt: skip
+def test_same_kind_rejection_opposes_only_on_its_neurons_or_words(
+    refs: tuple[str, ...], cited: tuple[str, ...], words: float | None, want: str, why: str
+) -> None:
+    """The lesson's own "rejected … merge" text does not bring back a blanket oppose."""
+    prov = Provenance("reject", "merge_neurons", ("n-7", "n-8"))
+    got = recall_rank.stance(
+        REJECTED_MERGE, "merge_neurons", None, refs, prov, cited=cited, words=words
+    )
+    assert got[0] == want and why in got[1]
+
+
+def test_other_kind_rejection_is_judged_by_its_words_not_its_verdict() -> None:
+    prov = Provenance("reject", "merge_neurons", ("n-7", "n-8"))
+    link = "Rejected proposal p-2 (merge_neurons): …\nMaintainer rejected: link them instead"
+    assert recall_rank.stance(link, "add_synapse", None, ["n-7"], prov)[0] == "support"
+    assert recall_rank.stance(REJECTED_MERGE, "retire_neuron", None, ["n-7"], prov) == (
+        "annotate", "related, but says nothing about this action"
+    )  # fmt: skip
+    never = "Rejected proposal p-3 (merge_neurons): …\nMaintainer rejected: never link these"
+    assert recall_rank.stance(never, "add_synapse", None, ["n-7"], prov)[0] == "oppose"
+    # without a decision behind it, a lesson that records a rejection still opposes
+    assert recall_rank.stance(link, "add_synapse", None, ["n-7"], None)[0] == "oppose"
+
+
+def test_overlap_leaves_out_the_kind_words() -> None:
+    terms = ["merge", "duplicate", "copy", "definition", "functor", "example"]
+    # own words: copy, definition, functor ("example" is a word of extends links)
+    assert recall_rank.overlap(terms, ["merge", "copy"]) == pytest.approx(1 / 3)
+    assert recall_rank.overlap(["merge", "link"], ["merge"]) == 0.0
 
 
 def test_score_never_exceeds_relevance_and_fading_ranks_lower() -> None:
