@@ -30,7 +30,7 @@ import numpy as np
 from brainview.core import fsrs_math, recall_rank
 from brainview.core.recall_rank import Parts
 from brainview.core.recall_text import draft_text, query_terms
-from brainview.core.spread import Spread, appnp, overturned
+from brainview.core.spread import Edge, Spread, appnp, overturned
 from brainview.errors import NotFoundError, ReadOnlyError
 from brainview.services.lifecycle import CHALLENGED, LIVE, statuses
 from brainview.services.project import Project
@@ -106,6 +106,7 @@ def _fresh(handle: Handle, project: Project) -> str:
     version = handle.version()
     if version == handle.seen_version:
         return "current"
+    handle.edges.clear()  # another connection committed: synapses may have changed
 
     def titles(ids: list[str]) -> dict[str, str]:
         with project.user.read() as conn:
@@ -145,7 +146,7 @@ def _rank(
         seeds[rid] = seeds.get(rid, 0.0) + 1.0
     for rid, users in via.items():
         seeds[rid] = seeds.get(rid, 0.0) + 0.5 * max(weight_of[u] for u in users)
-    spread = appnp(seeds, lambda ids: recall_graph.edges(conn, era, ids))
+    spread = appnp(seeds, lambda ids: _edges(handle, conn, era, ids))
     top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit)
     ids = [t[1] for t in top]
     texts = recall_graph.contents(conn, ids, TEXT_CHARS)
@@ -164,6 +165,23 @@ def _rank(
         )  # fmt: skip
     info = {"docs": recall_index.size(handle.idx), "expanded": spread.expanded, "terms": terms}
     return hits, info
+
+
+EDGE_CACHE = 200_000
+"""Nodes whose synapses a handle keeps between recalls (then it starts afresh)."""
+
+
+def _edges(handle: Handle, conn: Any, era: Any, ids: list[str]) -> list[Edge]:
+    """Outgoing synapses of ``ids``: from the handle's cache, the rest from the brain."""
+    missing = [n for n in ids if n not in handle.edges]
+    if missing:
+        if len(handle.edges) > EDGE_CACHE:
+            handle.edges.clear()
+        found: dict[str, list[Edge]] = {n: [] for n in missing}
+        for e in recall_graph.edges(conn, era, missing):
+            found[e.pre].append(e)
+        handle.edges.update(found)
+    return [e for n in ids for e in handle.edges[n]]
 
 
 Scored = tuple[float, str, float, float, float | None, list[str], str]

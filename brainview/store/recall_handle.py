@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from brainview.store import recall_index
 from brainview.store.connect import busy_timeout, connect, use_wal
@@ -37,6 +38,9 @@ class Handle:
     writable: bool
     seen_version: int | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    edges: dict[str, list[Any]] = field(default_factory=dict)
+    """Synapses read by earlier recalls, by node; emptied whenever another connection
+    commits to the agent brain (``data_version`` moved), so never stale."""
 
     def version(self) -> int:
         return int(self.agent.execute("PRAGMA data_version").fetchone()[0])

@@ -18,6 +18,7 @@ import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -48,16 +49,21 @@ def tokenize(conn: sqlite3.Connection, texts: Mapping[int, str]) -> dict[int, Co
     """Index terms of each text (stop words and id fragments left out), with counts."""
     _tokenizer(conn)
     skip = _stop_stems(conn)
+    keep: dict[str, bool] = {}
     out: dict[int, Counter[str]] = {k: Counter() for k in texts}
     items = list(texts.items())
     for start in range(0, len(items), BATCH):
         conn.execute("DELETE FROM temp.tok")
-        conn.executemany(
-            "INSERT INTO temp.tok (rowid, t) VALUES (?, ?)", items[start : start + BATCH]
-        )
-        for doc, term in conn.execute("SELECT doc, term FROM temp.tok_i"):
-            if term not in skip and not ID_LIKE.match(term) and len(term) > 1:
-                out[doc][term] += 1
+        batch = items[start : start + BATCH]
+        conn.executemany("INSERT INTO temp.tok (rowid, t) VALUES (?, ?)", batch)
+        for doc, term, n in conn.execute(
+            "SELECT doc, term, count(*) FROM temp.tok_i GROUP BY doc, term"
+        ):
+            ok = keep.get(term)
+            if ok is None:
+                ok = keep[term] = term not in skip and len(term) > 1 and not ID_LIKE.match(term)
+            if ok:
+                out[doc][term] = n
     conn.execute("DELETE FROM temp.tok")
     return out
 
@@ -94,23 +100,30 @@ def update(
     for doc, terms in removed.items():
         for t in terms:
             drop[t].add(doc)
-    put: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    put: dict[str, tuple[list[int], list[int]]] = {}
     for doc, counts in added.items():
         for t, n in counts.items():
-            put[t].append((doc, n))
+            got = put.get(t)
+            if got is None:
+                got = put[t] = ([], [])
+            got[0].append(doc)
+            got[1].append(n)
     terms = sorted(set(drop) | set(put))
     old = _load(idx, terms)
     rows, gone = [], []
     for t in terms:
         docs, tfs = old.get(t, (np.zeros(0, np.int32), np.zeros(0, np.uint16)))
-        out = np.isin(docs, np.fromiter(drop.get(t, ()), np.int32), invert=True)
-        for d, _n in put.get(t, ()):
-            out &= docs != d
-        docs, tfs = docs[out], tfs[out]
+        if docs.size:
+            gone_docs = np.fromiter(drop.get(t, ()), np.int32)
+            if t in put:
+                gone_docs = np.concatenate([gone_docs, np.array(put[t][0], np.int32)])
+            out = np.isin(docs, gone_docs, invert=True)
+            docs, tfs = docs[out], tfs[out]
         if t in put:
-            new = np.array(put[t], dtype=np.int64)
-            docs = np.concatenate([docs, new[:, 0].astype(np.int32)])
-            tfs = np.concatenate([tfs, np.minimum(new[:, 1], 65535).astype(np.uint16)])
+            new_docs = np.array(put[t][0], np.int32)
+            new_tfs = np.minimum(np.array(put[t][1], np.int64), 65535).astype(np.uint16)
+            docs = np.concatenate([docs, new_docs])
+            tfs = np.concatenate([tfs, new_tfs])
             order = np.argsort(docs, kind="stable")
             docs, tfs = docs[order], tfs[order]
         if docs.size:
@@ -148,6 +161,11 @@ class Arrays:
     @property
     def average(self) -> float:
         return float(self.lengths.sum()) / max(self.live, 1)
+
+    @cached_property
+    def norm(self) -> np.ndarray:
+        """BM25's length normalisation ``k1·(1 − b + b·len/avg)`` of every lesson."""
+        return K1 * (1 - B + B * self.lengths / max(self.average, 1e-9))
 
 
 def save_arrays(idx: sqlite3.Connection, docs: Iterable[tuple[int, int, str]]) -> None:
@@ -187,14 +205,12 @@ def bm25(
     n_docs = arrays.live
     if not posts or n_docs == 0:
         return []
-    lengths = arrays.lengths
-    avg = arrays.average
-    scores = np.zeros(lengths.size, np.float64)
+    scores = np.zeros(arrays.lengths.size, np.float64)
     for docs, tfs in posts.values():
         df = docs.size
         idf = max(np.log((n_docs - df + 0.5) / (df + 0.5)), 1e-6)
         tf = tfs.astype(np.float64)
-        norm = K1 * (1 - B + B * lengths[docs] / avg)
+        norm = arrays.norm[docs]
         scores[docs] += idf * tf * (K1 + 1) / (tf + norm)
     if skill is not None:
         if skill not in arrays.skill_names:
