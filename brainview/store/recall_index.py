@@ -60,7 +60,7 @@ _FINGERPRINT = """SELECT count(*), max(rowid), total(length(content)),
     total(CASE WHEN {retired_at} IS NULL THEN 0 ELSE rowid END),
     total(length(type)), total(length({domain})) FROM neuron"""
 _DOC_FINGERPRINT = """SELECT count(*), max(rid), total(len), total(rid * len), max(updated),
-    total(retired), total(CASE WHEN retired THEN rid ELSE 0 END),
+    count(CASE WHEN retired THEN 1 END), total(CASE WHEN retired THEN rid ELSE 0 END),
     total(length(type)), total(length(skill)) FROM doc"""
 _ROW = """SELECT rowid, id, content, type, {domain}, {updated_at}, {created_at}, {retired_at},
     length(content) FROM neuron"""

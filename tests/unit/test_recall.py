@@ -151,9 +151,9 @@ def test_index_follows_other_writers(demo, now) -> None:
                 "VALUES ('r-new1', 'A zanzibar lesson', 'reflection', 'curator', ?, ?)",
                 (now.isoformat(), now.isoformat()),
             )
-        assert [
-            h.reflection for h in recall(p, RecallQuery(text=words), now=now, log=False).hits
-        ] == ["r-new1"]
+        added = recall(p, RecallQuery(text=words), now=now, log=False)
+        assert [h.reflection for h in added.hits] == ["r-new1"]
+        assert added.index["sync"] == "incremental"  # one new row: no full comparison
         with _agent(root) as c:  # an edit that moves no stamp, only the text
             victim = c.execute(
                 "SELECT id FROM neuron WHERE type = 'reflection' AND retired_at IS NULL "
