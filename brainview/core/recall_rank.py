@@ -4,7 +4,7 @@
 candidate), then ``score = relevance·(R_FLOOR + (1 − R_FLOOR)·R)`` with R the lesson's
 FSRS retrievability now, so a fading lesson ranks lower but a relevant one is never
 silenced by decay alone.  A lesson a later one overturned (``contrasts`` to a newer
-lesson) is halved; a challenged one is discounted and marked.
+lesson) is marked; a challenged one is discounted and marked.
 """
 
 from __future__ import annotations
@@ -15,12 +15,18 @@ from dataclasses import dataclass
 
 from brainview.core.recall_text import KIND_WORDS, SYNAPSE_WORDS
 
-W_LEX = 0.5
-W_SPREAD = 0.5
+W_LEX = 0.2
+W_SPREAD = 0.8
+"""Measured (bench/bench_recall_quality.py, docs/performance.md): at 0.5/0.5 the draft
+neurons' title words drowned the lessons that cite those very neurons at scale (nDCG@10
+0.628 on 100k lessons); 0.2/0.8 lets the citations lead (0.827) and helps the demo too."""
 R_FLOOR = 0.4
 R_UNKNOWN = 0.9
 """R used for a lesson with no card yet: the desired retention, neither fresh nor fading."""
-OVERTURNED = 0.5
+OVERTURNED = 1.0
+"""A lesson a newer one contrasts is *marked* (``overturned_by``), not demoted: a
+``contrasts`` link alone does not say which lesson is right, and halving hid exact
+matches in the quality bench (demo nDCG@10 0.783 → 0.802 without it)."""
 CHALLENGED = 0.85
 SAME_KIND_OVERLAP = 0.3
 """Share of a draft's own words a same-kind rejection lesson about other neurons must

@@ -8,7 +8,7 @@
    matches, seed an APPNP walk over the agent brain's synapses
    (:mod:`brainview.core.spread`): sparse, bounded, a neighbourhood only.
 3. **Retrievability**: each candidate's FSRS R now weighs its relevance
-   (:mod:`brainview.core.recall_rank`); lessons a newer one contrasts are halved.
+   (:mod:`brainview.core.recall_rank`); lessons a newer one contrasts are marked.
 4. **Filter**: the lifecycle state of every hit is read from the brain last, so an
    invalidated or retired lesson never appears, whatever the index says; a challenged
    one appears marked.  Each hit gets a suggested stance; the policies over the hits

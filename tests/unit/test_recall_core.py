@@ -137,7 +137,7 @@ def test_score_never_exceeds_relevance_and_fading_ranks_lower() -> None:
     fading = recall_rank.score(Parts(2.0, 0.5, 0.2), 2.0, 1.0)[0]
     assert fading < fresh <= recall_rank.relevance(2.0, 0.5, 2.0, 1.0)
     turned = recall_rank.score(Parts(2.0, 0.5, 0.95, overturned=True), 2.0, 1.0)[0]
-    assert turned == pytest.approx(fresh * recall_rank.OVERTURNED)
+    assert turned == pytest.approx(fresh)  # marked (overturned_by), not demoted
 
 
 def test_draft_words_and_titles() -> None:
