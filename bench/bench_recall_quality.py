@@ -10,7 +10,8 @@ queries on a copy of the same project (made with SQLite's backup API):
 - **brainview** — ``services.recall.recall`` (``log=False``), and ablations that zero
   one part of its score by patching a module constant in this process (no code path
   changes): lexical only, spreading only, no retrievability, no user-brain neighbours,
-  no kind vocabulary;
+  no halving of "overturned" lessons, no kind vocabulary; ``--explore`` adds the other
+  weightings of :data:`EXPLORE`;
 - **bm25** — plain BM25 (SQLite FTS5 ``bm25()``, Porter/Unicode tokenizer) over the
   raw lesson text (``[user:…]`` left as is), no expansion, no spreading, no R; asked
   the content words of the rationale (``bm25``) or those plus the kind, synapse type
@@ -21,16 +22,18 @@ queries on a copy of the same project (made with SQLite's backup API):
   so it ranks by keyword substring hits × (1 + R + degree centrality + pressure +
   boost) over the 1,000 most recently created neurons); asked the same two strings.
   The first queries are also run through the ``spkt retrieve --json`` CLI to check
-  that the in-process ranking is the CLI's.  ``spkt-uncapped`` (large brains only)
-  is the same function with the 1,000-neuron candidate cap lifted, to tell the cap
-  from the formula.
+  that the in-process ranking is the CLI's.  With ``--spkt-uncapped``,
+  ``spkt-uncapped+ids`` (brains other than the demo) is the same function with the
+  1,000-neuron candidate cap lifted, to tell the cap from the formula (slow: every
+  query then reads every neuron into Python, ~10 s a query on 100k).
 
 Prints one JSON line per (brain, system) — mean nDCG@10, recall@10 (capped:
 relevant in the top 10 / min(10, relevant)), top2@10 (share of the grade-2 lessons in
 the top 10) overall and per query style — then a summary line per brain.
 
     python bench/bench_recall_quality.py [--sizes demo,agent100k] [--seed 5]
-        [--per-family N] [--explore] [--markdown] [--cases-out bench/.cache/recall_cases.jsonl]
+        [--per-family N] [--explore] [--spkt-uncapped] [--markdown]
+        [--cases-out bench/.cache/recall_cases.jsonl]
 """
 
 from __future__ import annotations
@@ -91,6 +94,18 @@ EXPLORE: dict[str, list[tuple[Any, str, Any]]] = {
     "tune: lexical seeds 0": [(recall_service, "SEED_LEXICAL", 0.0)],
     "tune: lexical seed pool 10": [(recall_service, "SEED_POOL", 10)],
     "tune: W_LEX 0.3 / W_SPREAD 0.7": [(recall_rank, "W_LEX", 0.3), (recall_rank, "W_SPREAD", 0.7)],
+    "tune: W_LEX 0.2 / W_SPREAD 0.8": [(recall_rank, "W_LEX", 0.2), (recall_rank, "W_SPREAD", 0.8)],
+    "tune: W_LEX 0.1 / W_SPREAD 0.9": [(recall_rank, "W_LEX", 0.1), (recall_rank, "W_SPREAD", 0.9)],
+    "tune: W 0.2/0.8, lexical seeds 0.1": [
+        (recall_rank, "W_LEX", 0.2),
+        (recall_rank, "W_SPREAD", 0.8),
+        (recall_service, "SEED_LEXICAL", 0.1),
+    ],
+    "tune: W 0.2/0.8, no overturn halving": [
+        (recall_rank, "W_LEX", 0.2),
+        (recall_rank, "W_SPREAD", 0.8),
+        (recall_rank, "OVERTURNED", 1.0),
+    ],
     "tune: no overturn halving, no R": [
         (recall_rank, "OVERTURNED", 1.0),
         (recall_rank, "R_FLOOR", 1.0),
@@ -183,7 +198,13 @@ def evaluate(cases: list[Case], ranked: list[list[str]]) -> dict[str, Any]:
 
 
 def run_size(
-    size: str, seed: int, per_family: int, cases_out: Any, uncapped: bool, explore: bool
+    size: str,
+    seed: int,
+    per_family: int,
+    cases_out: Any,
+    uncapped: bool,
+    explore: bool,
+    baselines: bool = True,
 ) -> list[dict[str, Any]]:
     root, info = brain_info(size)
     results: list[dict[str, Any]] = []
@@ -200,6 +221,11 @@ def run_size(
                 rankings[name] = [rank(c) for c in cases]
                 print(f"#   {name}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
         close_all()
+        if not baselines:
+            return [
+                {"bench": "recall_quality", "size": size, "system": name} | evaluate(cases, r)
+                for name, r in rankings.items()
+            ]
         bm25 = PlainBM25(copy / ".spikuit" / "agent" / "circuit.db")
         for ids in (False, True):
             rankings["bm25" + ("+ids" if ids else "")] = [bm25.rank(c.words(ids), K) for c in cases]
@@ -277,6 +303,8 @@ def main() -> int:
     )
     ap.add_argument("--markdown", action="store_true", help="also print the tables (stderr)")
     ap.add_argument("--explore", action="store_true", help="also try the EXPLORE tunings")
+    ap.add_argument("--spkt-uncapped", action="store_true", help="also spkt without its cap")
+    ap.add_argument("--no-baselines", action="store_true", help="brainview variants only")
     ap.add_argument("--cases-out", type=Path, help="write every case's rankings (JSON lines)")
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
@@ -285,7 +313,15 @@ def main() -> int:
     try:
         for size in sizes:
             n = args.per_family or (3 if size == "demo" else 5)
-            got = run_size(size, args.seed, n, out, uncapped=size != "demo", explore=args.explore)
+            got = run_size(
+                size,
+                args.seed,
+                n,
+                out,
+                uncapped=args.spkt_uncapped and size != "demo",
+                explore=args.explore,
+                baselines=not args.no_baselines,
+            )
             for r in got:
                 print(json.dumps(r), flush=True)
             results += got
