@@ -15,11 +15,12 @@ with SQLite's backup API, since logged recalls write to it) and a fresh recall c
   (the index notices and syncs, then answers): what a recall costs right after the
   curator or a decision wrote the agent brain (``syncs`` counts how each sync went);
 - **CLI**: wall time of one ``brainview recall PATH --text … --ref … --json`` process
-  (warm cache on disk), with and without ``--no-log``.
+  (warm cache on disk), with and without ``--no-log``; and, for reference, of one real
+  ``spkt retrieve … --json`` on the same agent brain (it loads the whole graph first).
 
 Prints one JSON object.  Timings are medians and percentiles over this run only.
 
-    python bench/bench_recall.py [--size agent100k] [--rounds 3] [--cold-runs 2]
+    python bench/bench_recall.py [--size agent100k] [--rounds 3] [--cold-runs 2] [--spkt-runs 2]
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def main() -> int:
     ap.add_argument("--cold-runs", type=int, default=2)
     ap.add_argument("--cli-runs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--spkt-runs", type=int, default=2, help="spkt retrieve CLI runs (0: none)")
     args = ap.parse_args()
     root, info = brain_info(args.size)
     out: dict[str, object] = {"bench": "recall_latency", "size": args.size}
@@ -159,6 +161,16 @@ def main() -> int:
             k: {m: round(v, 3) if isinstance(v, float) else v for m, v in s.items()}
             for k, s in got.items()
         }
+        if args.spkt_runs:
+            with tempfile.TemporaryDirectory(prefix="bv-spkt-") as sroot:
+                os.symlink(copy / ".spikuit" / "agent", Path(sroot) / ".spikuit")
+                query = case.words(ids=True)
+                spkt = wall([str(BIN / "spkt"), "retrieve", query, "--json", "--brain", sroot])
+                runs = [spkt() for _ in range(args.spkt_runs)]
+            out["spkt_retrieve_wall_s"] = {
+                "median": round(statistics.median(runs), 2),
+                "n": len(runs),
+            }
     print(json.dumps(out))
     return 0
 

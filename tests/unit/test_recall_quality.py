@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from brainview.demo.content import THEMES
 from brainview.demo.recall_eval import PlainBM25, ndcg, recall_at, top2_at
-from brainview.demo.recall_labels import Case, build_cases
+from brainview.demo.recall_labels import DRAFTS, QUESTIONS, Case, build_cases
 from brainview.services.project import Project
 from brainview.services.recall import recall
 from brainview.services.recall_result import RecallQuery
@@ -62,6 +63,14 @@ def test_labels_follow_the_generator(demo, labelled) -> None:
         assert {r for r, g in c.grades.items() if g == 2} <= family
         # the rationale is the curator's words, not the lesson's template
         assert not _trigrams(c.prose) & _trigrams(text[c.anchor])
+
+
+def test_no_rationale_copies_its_familys_template() -> None:
+    templates = dict(THEMES)
+    assert set(DRAFTS) == set(QUESTIONS) == set(templates)
+    for family, (_kind, _params, rationales) in DRAFTS.items():
+        for rationale in rationales:
+            assert not _trigrams(rationale) & _trigrams(templates[family]), rationale
 
 
 def test_metrics() -> None:
