@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -9,8 +10,9 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from brainview.demo.generator import DemoSpec, build_project
+from brainview.demo.generator import DemoSpec, build_project, dump_json
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 
@@ -20,6 +22,7 @@ SIZES = {
     "large": DemoSpec(
         user_neurons=1_000_000, reflections=100_000, proposals=2_000, seed=11, spiked_fraction=0.3
     ),
+    "agent100k": DemoSpec(user_neurons=20_000, reflections=100_000, proposals=200, seed=11),
 }
 
 
@@ -31,9 +34,22 @@ def brain(size: str) -> Path:
 
         shutil.rmtree(root, ignore_errors=True)
         t = time.perf_counter()
-        build_project(root, SIZES[size])
+        info = build_project(root, SIZES[size])
+        (CACHE / f"{size}.info.json").write_text(dump_json(info))
         print(f"# built {size} in {time.perf_counter() - t:.1f}s", file=sys.stderr)
     return root
+
+
+def brain_info(size: str) -> tuple[Path, dict[str, Any]]:
+    """:func:`brain` and what the generator wrote into it (``DemoInfo`` as a dict: the
+    ids by role, ``themes`` → reflection ids), kept next to it since this was added; a
+    brain cached before that is built again."""
+    if not (CACHE / f"{size}.info.json").exists():
+        import shutil
+
+        shutil.rmtree(CACHE / size, ignore_errors=True)
+    root = brain(size)
+    return root, json.loads((CACHE / f"{size}.info.json").read_text())
 
 
 def installed_env(bytecode: bool = True) -> dict[str, str]:
@@ -76,3 +92,27 @@ def wall(cmd: list[str], **kw: object) -> Callable[[], float]:
         return time.perf_counter() - t
 
     return run
+
+
+def copy_project(root: Path, dst: Path) -> Path:
+    """A copy of the project at ``root`` in ``dst`` (which must not exist): both brains
+    through SQLite's backup API (never a file copy: a ``cp`` of a live brain can tear it,
+    and closing the copied descriptor drops this process's SQLite locks), and the
+    ``config.toml`` files (plain text)."""
+    import sqlite3
+
+    from brainview.store.connect import connect
+
+    for rel in (Path(".spikuit"), Path(".spikuit") / "agent"):
+        (dst / rel).mkdir(parents=True)
+        config = root / rel / "config.toml"
+        if config.exists():
+            (dst / rel / "config.toml").write_text(config.read_text())
+        src = connect(root / rel / "circuit.db", write=False, timeout=30)
+        out = sqlite3.connect(dst / rel / "circuit.db")
+        try:
+            src.backup(out)
+        finally:
+            out.close()
+            src.close()
+    return dst

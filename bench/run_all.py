@@ -6,7 +6,9 @@ Each bench runs as its own process (so one cannot warm another's caches in a way
 the user would not see) and prints JSON; the results are appended, one object per
 line, to ``--out`` with the command that produced them, and a summary is printed.
 With the large brains already built (``bench/.cache``) the whole run takes about
-5 minutes on the 2-core reference machine; it is not part of the unit-test suite.
+5 minutes on the 2-core reference machine, plus ~15 for the two recall benches (the
+100k-reflection agent brain they use is built once, ~3 min); it is not part of the
+unit-test suite.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ BENCHES: dict[str, list[list[str]]] = {
     "clustering": [[PY, "bench/bench_clustering.py"]],
     "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
     "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
+    "recall": [[PY, "bench/bench_recall.py"]],
+    "recall_quality": [[PY, "bench/bench_recall_quality.py", "--sizes", "demo,agent100k"]],
 }
 
 
