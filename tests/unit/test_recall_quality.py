@@ -116,7 +116,7 @@ def test_draft_finds_the_lesson_on_its_neurons_where_bm25_cannot(labelled, now) 
 
 
 def test_spreading_reaches_siblings_that_share_neither_word_nor_neuron(labelled, now) -> None:
-    """Neurons only (no text): the lesson citing them comes first, and some of its
+    """Neurons only (no text): the lesson citing them comes near the top, and some of its
     ``relates_to`` siblings — which cite other neurons — follow; BM25 given the ids
     finds none of them."""
     root, cases = labelled
@@ -133,7 +133,8 @@ def test_spreading_reaches_siblings_that_share_neither_word_nor_neuron(labelled,
                     "SELECT post FROM synapse WHERE pre = ? AND type = 'relates_to'", (c.anchor,)
                 )
             }
-            assert c.anchor in r[:2]
+            # top 3, not 2: with W_SPREAD 0.8 a fresher sibling may pass a faded anchor
+            assert c.anchor in r[:3]
             reached += len(siblings & set(r))
             by_bm25 += len(siblings & set(bm25.rank(" ".join(c.refs))))
     finally:
