@@ -90,7 +90,17 @@ def test_every_json_command_is_covered() -> None:
         for c in CASES
         if not c.startswith("export")
     }
-    assert json_commands() == covered
+    assert json_commands() == covered | {"simulate"}  # simulate: its own test below
+
+
+def test_simulate_json_is_strict() -> None:
+    """``simulate`` takes no project: one arm, one seed, two weeks, tiny, parsed strictly."""
+    out = cli(
+        *("simulate", "--arms", "off", "--seeds", "1", "--weeks", "2", "--user-neurons", "60"),
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    strict(out.stdout)
 
 
 @pytest.mark.parametrize("name", CASES)
