@@ -34,7 +34,7 @@ from common import SIZES, brain, interleave
 
 from brainview.core import clustering
 from brainview.demo.generator import DemoSpec
-from brainview.services.clustering_runner import ClusteringJob, compute, read_graph
+from brainview.services.communities.runner import ClusteringJob, compute, read_graph
 from brainview.store.brain import open_brain
 
 SIZES["clust100k"] = DemoSpec(user_neurons=2_000, reflections=100_000, proposals=0, seed=5)
@@ -93,7 +93,7 @@ UI_PROBE = """
 import json, sys, time
 from pathlib import Path
 from textual.app import App
-from brainview.services.clustering_runner import ClusteringJob
+from brainview.services.communities.runner import ClusteringJob
 
 
 class Probe(App):

@@ -26,10 +26,11 @@ from common import brain
 from sqlalchemy import text
 
 from brainview.demo.generator import DEMO_NOW
-from brainview.services import queue, stats
+from brainview.services.apply.stale import QueuedRef, stale_for
+from brainview.services.metrics import stats
+from brainview.services.metrics.retention import retention
 from brainview.services.project import Project
-from brainview.services.retention import retention
-from brainview.services.stale import QueuedRef, stale_for
+from brainview.services.review import queue
 from brainview.store.readmodel import counts, page_neurons
 
 

@@ -44,7 +44,7 @@ async def settle(app, pilot):
         await pilot.pause(0.05)
 
 if len(sys.argv) > 2 and sys.argv[2] == "no-preview":  # diagnosis only, see --help
-    from brainview.services import detail
+    from brainview.services.review import detail
     detail._attach_plan = lambda *a, **k: None
 
 async def main():

@@ -68,8 +68,8 @@ def demo(args: argparse.Namespace) -> int:
 
 def stats(args: argparse.Namespace) -> int:
     """``brainview stats [PATH] [--json]``."""
+    from brainview.services.metrics.stats import project_stats
     from brainview.services.project import Project
-    from brainview.services.stats import project_stats
 
     paths = _paths(args)
     with Project.open(paths) as project:
@@ -101,7 +101,7 @@ def _writing(project):  # type: ignore[no-untyped-def]
     """The project's reflection-writing switch (``None`` without an agent brain)."""
     if project.agent is None:
         return None
-    from brainview.services.reflection_writing import state
+    from brainview.services.lifecycle.writing import state
 
     return state(project).to_json()
 

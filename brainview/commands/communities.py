@@ -3,7 +3,7 @@
 The partition is the cached one when it still matches the reflection graph, else
 community detection runs now (:func:`brainview.services.communities.ensure_partition`)
 and the result is cached for the next run outside the brains
-(:mod:`brainview.services.community_cache`): reading never writes a brain.
+(:mod:`brainview.services.communities.cache`): reading never writes a brain.
 Everything that depends on time (R now) or on decisions (strong / miss grades) is
 computed at the call.
 """

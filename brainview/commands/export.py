@@ -60,7 +60,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 
 
 def _rows(args: argparse.Namespace, project: Any, conn: Any) -> Iterator[dict[str, Any]]:
-    from brainview.services import readout_export, readout_reflections
+    from brainview.services.readout import export as readout_export
+    from brainview.services.readout import reflections as readout_reflections
 
     clock = now()
     since = parse_when(args.since, flag="--since", clock=clock) if args.since else None

@@ -142,7 +142,7 @@ def undo(args: argparse.Namespace) -> int:
     """Undo a decision (by decision id, decided proposal id, or ``--last``) and the rest
     of its bulk, as one unit; an applied one is reverted in the user brain too."""
     from brainview.services import review
-    from brainview.services.review_undo import unit_of
+    from brainview.services.review.revert import unit_of
 
     actor = decider_of(args, load_config(args))
     clock = now()

@@ -68,8 +68,8 @@ def list_(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """One proposal with both brains' context and its decision history."""
-    from brainview.services import detail
     from brainview.services.readout import decisions_of
+    from brainview.services.review import detail
 
     clock = now()
     with open_project(args) as project:

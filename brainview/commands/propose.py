@@ -208,7 +208,7 @@ def propose(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace, value: Any, clock: Any) -> int:
     """Import a ``spkt consolidate --json`` plan (one proposal per item, all or none)."""
-    from brainview.services import spkt_plan
+    from brainview.services.intake import spkt_plan
 
     if not isinstance(value, dict):
         raise InvalidInputError("plan: must be one JSON object (spkt consolidate --json)")
@@ -220,7 +220,7 @@ def _plan(args: argparse.Namespace, value: Any, clock: Any) -> int:
 
 
 def _report(args: argparse.Namespace, batch: list[Any]) -> int:
-    from brainview.services.proposing import receipt
+    from brainview.services.intake.proposing import receipt
 
     done = receipt(batch, dry_run=bool(args.dry_run))
     rows = done["proposals"]

@@ -22,7 +22,7 @@ MAX_LIMIT = 100
 def recall(args: argparse.Namespace) -> int:
     """Rank, log (unless ``--no-log``) and print the hits."""
     from brainview.services.recall import recall as run
-    from brainview.services.recall_result import RecallQuery
+    from brainview.services.recall.result import RecallQuery
 
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")

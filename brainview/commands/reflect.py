@@ -23,7 +23,7 @@ HISTORY_LINES = 20
 
 def list_(args: argparse.Namespace) -> int:
     """A keyset page of reflections with skill, status, stability and R now."""
-    from brainview.services.readout_reflections import page_reflections
+    from brainview.services.readout.reflections import page_reflections
 
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
@@ -64,7 +64,7 @@ def list_(args: argparse.Namespace) -> int:
 
 def inspect(args: argparse.Namespace) -> int:
     """Everything recorded about one reflection."""
-    from brainview.services.readout_reflections import inspect as load
+    from brainview.services.readout.reflections import inspect as load
 
     if args.spikes < 0:
         raise UsageError("--spikes must be 0 or more")

@@ -3,7 +3,7 @@
 ``consolidate`` plans a consolidation of the agent brain (triage, SHY, SWS, REM; see
 :mod:`brainview.services.consolidate`) and queues every item as a proposal to decide
 one by one (``--dry-run`` only shows the plan).  ``disable``/``enable`` pause and
-resume reflection writing for the project (:mod:`brainview.services.reflection_writing`).
+resume reflection writing for the project (:mod:`brainview.services.lifecycle.writing`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def consolidate(args: argparse.Namespace) -> int:
 
 
 def _switch(args: argparse.Namespace, enabled: bool) -> int:
-    from brainview.services.reflection_writing import set_writing
+    from brainview.services.lifecycle.writing import set_writing
 
     actor = decider_of(args, load_config(args))
     reason = getattr(args, "reason", None)

@@ -4,7 +4,7 @@ Lifecycle actions go through :mod:`brainview.services.lifecycle` exactly as the
 console's do: one call is one transaction and one *batch* (all ids or none), recorded
 with actor, time and reason, and ``reflect undo`` reverts a whole batch exactly.
 ``fading`` lists live reflections whose retrievability falls below the pruning
-threshold within the horizon (:func:`brainview.services.curves.fading`).
+threshold within the horizon (:func:`brainview.services.communities.curves.fading`).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def undo(args: argparse.Namespace) -> int:
 
 def fading(args: argparse.Namespace) -> int:
     """Live reflections about to fall below the pruning threshold, soonest first."""
-    from brainview.services.curves import fading as fading_list
+    from brainview.services.communities.curves import fading as fading_list
 
     config = load_config(args)
     threshold = (

@@ -38,7 +38,7 @@ ALLOWED_KEYS = frozenset(
     | {"runtime", "recall"}
 )
 """``recall`` (a logged recall's id) is turned into ``retrieved`` before parsing
-(:mod:`brainview.services.recall_attach`); parsing accepts and ignores it."""
+(:mod:`brainview.services.recall.attach`); parsing accepts and ignores it."""
 _RID_HINT = f"must be a reflection id of at most {MAX_REFLECTION_ID} characters"
 SUMMARY_MAX = 500
 """A summary longer than this (many domains merged, say) is cut with an ellipsis."""

@@ -39,7 +39,7 @@ from typing import Any
 
 from brainview.core.recall_text import draft_from_proposal, words
 from brainview.core.refs import parse_refs
-from brainview.services.recall_result import RecallQuery
+from brainview.services.recall.result import RecallQuery
 from brainview.store.connect import connect
 
 Params = Callable[[str, str, str], dict[str, Any]]

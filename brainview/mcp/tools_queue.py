@@ -7,8 +7,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from brainview.mcp.registry import Call, tool
-from brainview.services import decision_feed
-from brainview.services.proposing import submit_value
+from brainview.services.audit import decision_feed
+from brainview.services.intake.proposing import submit_value
 
 SOURCE = "mcp"
 """Recorded as the proposals' ``source`` (the CLI records ``cli``)."""

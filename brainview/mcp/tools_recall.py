@@ -10,7 +10,7 @@ from brainview.errors import UsageError
 from brainview.mcp.registry import Call, tool
 from brainview.services import outcome as outcomes
 from brainview.services.recall import recall as run_recall
-from brainview.services.recall_result import RecallQuery
+from brainview.services.recall.result import RecallQuery
 
 SOURCE = "mcp"
 

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from brainview.errors import UsageError
 from brainview.mcp.registry import Call, tool
-from brainview.services.readout_reflections import inspect
+from brainview.services.readout.reflections import inspect
 
 MAX_ITEMS = 1_000
 CARD_KEYS = ("stability", "difficulty", "retrievability", "due", "last_review", "state", "source")

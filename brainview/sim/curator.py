@@ -25,7 +25,7 @@ from brainview.core import fsrs_math
 from brainview.core.recall_text import KIND_WORDS, SYNAPSE_WORDS
 from brainview.services.project import Project
 from brainview.services.recall import recall
-from brainview.services.recall_result import Hit, RecallQuery, RecallResult
+from brainview.services.recall.result import Hit, RecallQuery, RecallResult
 from brainview.sim.arms import Arm, SimConfig
 from brainview.sim.drafts import Draft, draft, rewrite
 from brainview.sim.world import KINDS, World

@@ -12,9 +12,9 @@ activation carries it to the drafts those lessons match.
 week's acceptance with the better of the two weeks before; when it fell by
 ``vigilance_drop`` or more, it reads the lessons consulted in support of the week's
 rejected proposals, takes
-their blast radius (:func:`brainview.services.blast.radius`: the proposals they
+their blast radius (:func:`brainview.services.lifecycle.blast.radius`: the proposals they
 influenced, the lessons they link to or co-fired with), reads those too, and invalidates
-every one it recognises as poisoned in one batch (:func:`brainview.services.blast.apply`,
+every one it recognises as poisoned in one batch (:func:`brainview.services.lifecycle.blast.apply`,
 flagging the pending proposals they supported).  The watchful maintainer
 (``support``) does the same every week in which a rejected proposal had leaned on a
 supporting lesson, whatever the acceptance.
@@ -26,8 +26,7 @@ import math
 import uuid
 from datetime import datetime
 
-from brainview.services import blast
-from brainview.services.lifecycle import CHALLENGED, LIVE
+from brainview.services.lifecycle import CHALLENGED, LIVE, blast
 from brainview.services.project import Project
 from brainview.sim.maintainer import Maintainer
 from brainview.sim.texts import POISON

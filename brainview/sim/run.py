@@ -33,7 +33,7 @@ from brainview.demo.generator import DEMO_NOW, DemoSpec
 from brainview.services import consolidate, intake, review
 from brainview.services.metrics import agent_metrics
 from brainview.services.project import Project
-from brainview.services.recall_attach import expand
+from brainview.services.recall.attach import expand
 from brainview.sim import poison
 from brainview.sim.arms import Arm, SimConfig
 from brainview.sim.curator import Curator, Outcome

@@ -8,7 +8,7 @@ transaction and treat missing tables as empty. Reflection texts are cut in SQL
 (``substr``) so huge texts stay cheap.
 
 The community partition is *not* kept here: reading never writes a brain, so it is
-cached outside both brains (:mod:`brainview.services.community_cache`); the
+cached outside both brains (:mod:`brainview.services.communities.cache`); the
 ``brainview_community_run`` / ``_member`` / ``_policy`` tables older versions wrote
 are left as they are and no longer read.
 """

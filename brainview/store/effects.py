@@ -11,7 +11,7 @@ roll back an undo whose user-brain half could not be done) check every row first
 write nothing when one changed since.  Spikuit's change log (``changeset``, ``event``)
 is append-only: its rows are recorded like any other, so an undo knows which rows the
 decision logged, but neither function ever removes or rewrites them — the undo adds
-its own inverse changeset (:mod:`brainview.services.agent_log`).
+its own inverse changeset (:mod:`brainview.services.audit.agent_log`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail
     from brainview.services.project import Project
+    from brainview.services.review.detail import ProposalDetail
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 if not STYLES.is_dir():  # editable install / source checkout: styles/ at the top level
@@ -191,7 +191,7 @@ class BrainviewApp(App[int]):
         """Push the recall screen, prefilled with ``proposal``'s draft if given (else for
         typed text; the proposal under review in triage is one ``ctrl+t`` away).  Without
         an agent brain the box says so, in one line, when asked to recall."""
-        from brainview.services.recall_browse import draft_of
+        from brainview.services.recall.browse import draft_of
         from brainview.tui.screens.recall import RecallScreen
 
         offer = proposal or self.under_review
@@ -233,7 +233,7 @@ class BrainviewApp(App[int]):
 
     @work(thread=True, exclusive=True, group="app-writing")
     def _toggle_writing(self) -> None:
-        from brainview.services import reflection_writing
+        from brainview.services.lifecycle import writing as reflection_writing
 
         try:
             with self.open_project(write_agent=True) as project:

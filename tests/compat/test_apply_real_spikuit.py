@@ -30,9 +30,10 @@ from typing import Any
 
 import pytest
 
-from brainview.services import apply, detail, intake, review
+from brainview.services import apply, intake, review
 from brainview.services.apply import intent as intents
 from brainview.services.project import Project
+from brainview.services.review import detail
 from tests.compat.spikuit_builder import build_spikuit_project
 
 pytestmark = pytest.mark.compat

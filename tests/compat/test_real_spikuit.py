@@ -13,9 +13,9 @@ import pytest
 from fsrs import Card, Scheduler
 
 from brainview.core import fsrs_math
+from brainview.services.intake.refs import resolve
+from brainview.services.metrics.stats import project_stats
 from brainview.services.project import Project
-from brainview.services.refs import resolve
-from brainview.services.stats import project_stats
 from brainview.store.cards import card_of
 from brainview.store.discovery import discover
 from tests.compat.spikuit_builder import build_spikuit_project

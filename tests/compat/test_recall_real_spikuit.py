@@ -12,7 +12,7 @@ import pytest
 
 from brainview.services.project import Project
 from brainview.services.recall import recall
-from brainview.services.recall_result import RecallQuery
+from brainview.services.recall.result import RecallQuery
 from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 from tests.compat.spikuit_builder import build_spikuit_project

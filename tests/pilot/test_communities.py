@@ -8,7 +8,8 @@ import sys
 from textual.widgets import DataTable, TabbedContent
 
 from brainview.demo.generator import DEMO_NOW
-from brainview.services import clustering_runner, community_cache
+from brainview.services.communities import cache as community_cache
+from brainview.services.communities import runner as clustering_runner
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen

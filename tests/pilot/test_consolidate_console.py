@@ -132,7 +132,7 @@ async def test_pause_writing_from_the_palette_stops_rejection_reflections(demo) 
 
 
 async def test_a_pause_from_another_process_shows_in_the_title(demo) -> None:  # type: ignore[no-untyped-def]
-    from brainview.services import reflection_writing
+    from brainview.services.lifecycle import writing as reflection_writing
     from brainview.services.project import Project
 
     root, _ = demo

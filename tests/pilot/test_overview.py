@@ -29,7 +29,7 @@ async def test_overview_fills_in_counts(demo) -> None:  # type: ignore[no-untype
 async def test_loading_state_before_workers(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import threading
 
-    from brainview.services import stats
+    from brainview.services.metrics import stats
 
     root, _ = demo
     gate = threading.Event()

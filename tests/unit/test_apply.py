@@ -15,11 +15,12 @@ from brainview.core import fsrs_math
 from brainview.core.kinds import USER_KINDS as ALL_KINDS
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import ConflictError, LockedError, ReadOnlyError
-from brainview.services import apply, detail, review
+from brainview.services import apply, review
 from brainview.services.apply import hooks
 from brainview.services.apply import intent as intents
 from brainview.services.apply.snapshots import NEURON_FIELDS, SYNAPSE_FIELDS
 from brainview.services.project import Project
+from brainview.services.review import detail
 from tests.eras import to_09, to_pre07
 
 NOW = DEMO_NOW + timedelta(minutes=10)

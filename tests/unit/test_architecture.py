@@ -26,8 +26,8 @@ def test_core_store_services_import_no_textual() -> None:
     mods = _loaded_after(
         "import pkgutil, importlib, brainview.core, brainview.store, brainview.services\n"
         "for pkg in (brainview.core, brainview.store, brainview.services):\n"
-        "    for m in pkgutil.iter_modules(pkg.__path__):\n"
-        "        importlib.import_module(pkg.__name__ + '.' + m.name)"
+        "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)"
     )
     assert not {m for m in mods if m == "textual" or m.startswith("textual.")}
     assert "brainview.tui" not in mods

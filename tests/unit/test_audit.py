@@ -16,7 +16,8 @@ from rich.console import Console
 from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import NotFoundError
-from brainview.services import audit, blast, intake, lifecycle, review
+from brainview.services import audit, intake, lifecycle, review
+from brainview.services.lifecycle import blast
 from brainview.services.project import Project
 from brainview.tui.widgets.audit_view import render_trail
 

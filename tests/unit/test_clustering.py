@@ -12,8 +12,8 @@ import pytest
 from brainview.core import clustering
 from brainview.demo.generator import DEMO_NOW, DemoSpec
 from brainview.services import communities as svc
-from brainview.services import community_cache
-from brainview.services.clustering_runner import (
+from brainview.services.communities import cache as community_cache
+from brainview.services.communities.runner import (
     ClusteringCancelled,
     ClusteringJob,
     compute,
@@ -275,7 +275,7 @@ def test_child_ignores_stray_output_and_reports_failures(project, tmp_path, monk
         "import runpy, sys\n"
         "print('a library warning on stdout', flush=True)\n"
         "sys.argv = ['cluster', *sys.argv[1:]]\n"
-        "runpy.run_module('brainview.services.clustering_runner', run_name='__main__')\n"
+        "runpy.run_module('brainview.services.communities.runner', run_name='__main__')\n"
     )
     monkeypatch.setattr(
         ClusteringJob,

@@ -10,8 +10,8 @@ import pytest
 
 from brainview.demo.generator import DEMO_NOW
 from brainview.services import communities as svc
-from brainview.services import community_cache
-from brainview.services.curves import reflection_detail
+from brainview.services.communities import cache as community_cache
+from brainview.services.communities.curves import reflection_detail
 from brainview.services.project import Project
 from brainview.store.discovery import discover
 

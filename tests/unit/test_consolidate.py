@@ -12,7 +12,8 @@ from fsrs import Scheduler
 
 from brainview.core.kinds_agent import DECAY_FACTOR, WEIGHT_FLOOR
 from brainview.errors import ConflictError
-from brainview.services import consolidate, curves, review
+from brainview.services import consolidate, review
+from brainview.services.communities import curves
 from brainview.services.project import Project
 from brainview.store.discovery import discover
 

@@ -11,7 +11,7 @@ from fsrs import Card, Scheduler
 
 from brainview.core import fsrs_math
 from brainview.errors import InvalidInputError, NotFoundError, ReadOnlyError
-from brainview.services import curves
+from brainview.services.communities import curves
 from brainview.services.project import Project
 from brainview.store.discovery import discover
 from brainview.store.readmodel import spikes_of

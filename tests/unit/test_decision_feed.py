@@ -15,7 +15,7 @@ from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW
 from brainview.errors import UsageError
 from brainview.services import intake, review
-from brainview.services.decision_feed import FeedQuery, decisions_since
+from brainview.services.audit.decision_feed import FeedQuery, decisions_since
 from brainview.services.project import Project
 from brainview.store.discovery import discover
 

@@ -7,8 +7,8 @@ import sqlite3
 
 from brainview.demo.generator import DEMO_NOW, DemoSpec
 from brainview.services import metrics
+from brainview.services.metrics.stats import project_stats
 from brainview.services.project import Project
-from brainview.services.stats import project_stats
 from brainview.store.discovery import discover
 
 

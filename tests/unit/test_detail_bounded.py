@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from brainview.services import detail
 from brainview.services.project import Project
+from brainview.services.review import detail
 from brainview.store.discovery import discover
 
 

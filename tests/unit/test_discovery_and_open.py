@@ -148,7 +148,7 @@ def test_reading_never_writes(demo) -> None:
     for f in files:
         _checkpoint(f)
     before = {f: f.read_bytes() for f in files}
-    from brainview.services.stats import project_stats
+    from brainview.services.metrics.stats import project_stats
 
     with Project.open(discover(root)) as project:
         project_stats(project)
@@ -160,7 +160,7 @@ def test_no_agent_brain_is_normal(demo) -> None:
     import shutil
 
     shutil.rmtree(root / ".spikuit" / "agent")
-    from brainview.services.stats import project_stats
+    from brainview.services.metrics.stats import project_stats
 
     with Project.open(discover(root)) as project:
         assert project.agent is None

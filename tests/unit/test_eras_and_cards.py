@@ -9,9 +9,9 @@ import numpy as np
 from fsrs import Card, Scheduler
 
 from brainview.core import fsrs_math
+from brainview.services.intake.refs import resolve
+from brainview.services.metrics.stats import project_stats
 from brainview.services.project import Project
-from brainview.services.refs import resolve
-from brainview.services.stats import project_stats
 from brainview.store.cards import card_of
 from brainview.store.discovery import discover
 from brainview.store.readmodel import counts, neuron, page_neurons, spikes_of, synapses_of

@@ -320,7 +320,7 @@ def test_stored_hostile_id_and_skill_render_inert(make_demo: Any) -> None:
 
 def test_suspicion_and_state_marks_render_inert() -> None:
     """The renderables other screens use for ☣ / ⚠ / ⊘ marks keep flag text inert."""
-    from brainview.services.blast import add_flags
+    from brainview.services.lifecycle.blast import add_flags
     from brainview.tui.widgets.suspicion import queue_flag, render_suspicion, state_line
 
     hostile = CLICK + "\x1b]8;;https://evil.example\x1b\\l\x9b31m\u202e\x00"

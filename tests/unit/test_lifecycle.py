@@ -16,7 +16,8 @@ from fsrs import Scheduler
 from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
-from brainview.services import blast, intake, lifecycle, review
+from brainview.services import intake, lifecycle, review
+from brainview.services.lifecycle import blast
 from brainview.services.project import Project
 from tests.eras import to_pre07
 

@@ -356,7 +356,7 @@ def test_bad_project_or_runtime_fails_before_serving(tmp_path: Path) -> None:
 
 def test_parsed_input_is_held_to_the_clis_limits() -> None:
     from brainview.errors import InvalidInputError
-    from brainview.services.proposing import check_value
+    from brainview.services.intake.proposing import check_value
 
     deep: Any = {"kind": "note"}
     for _ in range(40):

@@ -10,8 +10,9 @@ import pytest
 from brainview.core import fsrs_math
 from brainview.demo.generator import DemoSpec
 from brainview.services import communities as svc
-from brainview.services import curves, intake, metrics, review
-from brainview.services.clustering_runner import compute
+from brainview.services import intake, metrics, review
+from brainview.services.communities import curves
+from brainview.services.communities.runner import compute
 from brainview.services.project import Project
 from brainview.store.discovery import discover
 

@@ -255,7 +255,7 @@ def test_stats_json_reports_the_new_keys(scripted) -> None:  # type: ignore[no-u
 
 
 def test_epochs_read_every_timestamp_spelling() -> None:
-    from brainview.services.metrics_seed import epochs
+    from brainview.services.metrics.seed import epochs
 
     stamps = [
         "2026-11-30T09:00:00+00:00",

@@ -23,14 +23,14 @@ from brainview.services import (
     lifecycle,
     metrics,
     outcome,
-    queue,
     readout,
-    reflection_writing,
     review,
-    stats,
 )
+from brainview.services.lifecycle import writing as reflection_writing
+from brainview.services.metrics import stats
 from brainview.services.outcome import OutcomeReport
 from brainview.services.project import Project
+from brainview.services.review import queue
 
 NOW = DEMO_NOW + timedelta(minutes=10)
 LATER = NOW + timedelta(minutes=5)

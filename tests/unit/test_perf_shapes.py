@@ -20,9 +20,10 @@ from sqlalchemy import Connection, event
 
 from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW, DemoSpec
-from brainview.services import queue, stats
+from brainview.services.apply.stale import QueuedRef, stale_for, stale_reasons
+from brainview.services.metrics import stats
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_for, stale_reasons
+from brainview.services.review import queue
 from brainview.store import cards, readmodel
 from brainview.store.discovery import discover
 from brainview.store.readmodel import (

@@ -16,9 +16,9 @@ from test_cli import agent_db, cli, fresh, sql
 from brainview.core import proposal_rules as rules
 from brainview.demo.generator import DEMO_NOW
 from brainview.errors import ExitCode, InvalidInputError
-from brainview.services import queue
 from brainview.services.intake import parse_batch
 from brainview.services.project import Project
+from brainview.services.review import queue
 from brainview.store.discovery import discover
 
 NOTE = {"kind": "note"}
@@ -256,7 +256,7 @@ def test_a_config_integer_of_5000_digits_is_one_clear_line(demo) -> None:  # typ
 
 
 def test_a_spikuit_plan_file_with_huge_numbers_is_one_clear_line(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from brainview.services import spkt_plan
+    from brainview.services.intake import spkt_plan
 
     root, _ = demo
     plan = tmp_path / "plan.json"

@@ -59,8 +59,8 @@ def _proposal(tmp: Path, info: DemoInfo) -> Path:
 
 def _spkt_plan(tmp: Path, info: DemoInfo) -> Path:
     """A ``spkt consolidate --json`` plan for the user brain as it is (one advisory item)."""
+    from brainview.services.intake.spkt_plan import current_hash
     from brainview.services.project import Project
-    from brainview.services.spkt_plan import current_hash
 
     with Project.open(discover(info.root)) as project:
         state = current_hash(project)
@@ -147,7 +147,7 @@ def test_reading_command_writes_nothing(name: str, history_demo, tmp_path: Path)
 async def test_console_opened_and_quit_writes_nothing(history_demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Every screen visited, a reflection opened, a consolidation planned and cancelled;
     the clustering runs in its child process (as it does from 3,000 reflections on)."""
-    from brainview.services import clustering_runner
+    from brainview.services.communities import runner as clustering_runner
     from brainview.tui.screens.consolidate import ConsolidateScreen
 
     monkeypatch.setattr(clustering_runner, "SUBPROCESS_MIN", 0)

@@ -14,7 +14,7 @@ from brainview.errors import InvalidInputError, NotFoundError
 from brainview.services import lifecycle
 from brainview.services.project import Project
 from brainview.services.recall import recall, retrieved_of
-from brainview.services.recall_result import RecallQuery
+from brainview.services.recall.result import RecallQuery
 from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 

@@ -14,7 +14,7 @@ import pytest
 from brainview.core.refs import parse_refs
 from brainview.errors import InvalidInputError
 from brainview.services.project import Project
-from brainview.services.recall_browse import ProposalDraft, browse, split_typed
+from brainview.services.recall.browse import ProposalDraft, browse, split_typed
 from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 

@@ -16,7 +16,7 @@ from brainview.demo.recall_eval import PlainBM25, ndcg, recall_at, top2_at
 from brainview.demo.recall_labels import DRAFTS, QUESTIONS, Case, build_cases
 from brainview.services.project import Project
 from brainview.services.recall import recall
-from brainview.services.recall_result import RecallQuery
+from brainview.services.recall.result import RecallQuery
 from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 

@@ -143,7 +143,7 @@ def test_out_dash_is_stdout(demo, tmp_path: Path) -> None:  # type: ignore[no-un
 
 
 def test_console_export_follows_the_same_rules(tmp_path: Path) -> None:
-    from brainview.services.view_export import export_rows
+    from brainview.services.readout.view_export import export_rows
 
     rows = [{"id": "p1", "summary": "x"}]
     target = tmp_path / "view.csv"
@@ -170,7 +170,7 @@ def test_the_community_cache_never_opens_or_replaces_a_special_file(tmp_path: Pa
     import numpy as np
 
     from brainview.core.clustering import Partition
-    from brainview.services import community_cache as cc
+    from brainview.services.communities import cache as cc
 
     brain = tmp_path / "agent.db"
     target = cc.cache_file(brain)

@@ -23,7 +23,7 @@ from test_cli import cli, run
 from brainview.commands.tree import SIM_ARMS
 from brainview.demo import sim_brains
 from brainview.demo.generator import DemoSpec
-from brainview.services.recall_result import Hit
+from brainview.services.recall.result import Hit
 from brainview.sim import report
 from brainview.sim.arms import ARMS, CHECKS, SimConfig
 from brainview.sim.curator import weigh

@@ -25,10 +25,11 @@ from typing import Any
 import pytest
 
 from brainview.errors import ConflictError, InvalidInputError
-from brainview.services import apply, review, spkt_plan
+from brainview.services import apply, review
+from brainview.services.apply.stale import QueuedRef, stale_for
+from brainview.services.intake import spkt_plan
 from brainview.services.project import Project
-from brainview.services.queue import page
-from brainview.services.stale import QueuedRef, stale_for
+from brainview.services.review.queue import page
 from tests.compat.spikuit_builder import build_spikuit_project
 
 pytestmark = pytest.mark.compat

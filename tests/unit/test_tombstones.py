@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from brainview.core import fsrs_math
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.errors import InvalidInputError
-from brainview.services import blast, intake, lifecycle, tombstones
+from brainview.services import intake, lifecycle
+from brainview.services.lifecycle import blast, tombstones
 from brainview.services.project import Project
 from brainview.store.bv_schema_lifecycle import BatchLog, ensure_lifecycle_schema
 

@@ -23,9 +23,9 @@ from brainview.core import fsrs_math
 from brainview.errors import ConflictError
 from brainview.services.apply import intent as intents
 from brainview.services.apply.planner import build_plan, context, require_apply_era
+from brainview.services.apply.stale import QueuedRef, stale_all
 from brainview.services.apply.view import UserView
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_all
 from brainview.store.bv_schema import ensure_apply_schema
 from brainview.store.rows import driver
 

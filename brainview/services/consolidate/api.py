@@ -20,7 +20,7 @@ from brainview.core.clustering import Partition
 from brainview.core.consolidation import Settings
 from brainview.errors import ConflictError
 from brainview.services import intake, text_guard
-from brainview.services.clustering_runner import Progress
+from brainview.services.communities.runner import Progress
 from brainview.services.consolidate import apply_agent
 from brainview.services.consolidate.gather import plan_fingerprint, read_state, texts
 from brainview.services.consolidate.model import PHASE_NAMES, PHASES, ConsolidationPlan, PlanItem
@@ -69,7 +69,7 @@ def plan(
 ) -> ConsolidationPlan:
     """Plan a consolidation of the agent brain as it is now.  Writes no brain: when
     communities had to be detected, the partition is cached outside the brains
-    (:mod:`brainview.services.community_cache`).  Refused (ConflictError) for agent
+    (:mod:`brainview.services.communities.cache`).  Refused (ConflictError) for agent
     brains older than Spikuit 0.7, which cannot soft-retire."""
     from brainview.services.communities import ensure_partition
 

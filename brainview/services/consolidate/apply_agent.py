@@ -62,7 +62,7 @@ def prune_stale_many(
 ) -> dict[str, str]:
     """Proposal id → why its prune no longer fits, for many prune items at once (a
     handful of batch reads, not a few queries per item)."""
-    from brainview.services.curves import reflection_cards  # numpy: only when pruning
+    from brainview.services.communities.curves import reflection_cards  # numpy: only when pruning
 
     raw = driver(conn)
     rids = list(dict.fromkeys(str(p["reflection"]) for _pid, p in items))

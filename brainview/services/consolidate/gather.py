@@ -16,8 +16,8 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.consolidation import FireStats, Settings, SynapseRow
-from brainview.services.clustering_runner import graph_fingerprint
-from brainview.services.curves import reflection_cards
+from brainview.services.communities.curves import reflection_cards
+from brainview.services.communities.runner import graph_fingerprint
 from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
 from brainview.store.era import Era

@@ -47,13 +47,13 @@ from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
 from brainview.tui.widgets.lifecycle_watch import LifecycleWatch
 
 if TYPE_CHECKING:
-    from brainview.services.clustering_runner import ClusteringJob
     from brainview.services.communities import (
         CommunityData,
         CommunityRow,
         MemberRow,
     )
-    from brainview.services.curves import FadingList
+    from brainview.services.communities.curves import FadingList
+    from brainview.services.communities.runner import ClusteringJob
 
 SORT_NAMES = {"size": "size", "fading": "weakest mean R", "misses": "most misses"}
 
@@ -153,7 +153,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     @work(thread=True, exclusive=True, group="communities-check")
     def check_changed(self) -> None:
         """Compare the decision queue's fingerprint with the last read's (thread)."""
-        from brainview.services.queue import signature
+        from brainview.services.review.queue import signature
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -221,7 +221,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     @work(thread=True, exclusive=True, group="communities-check")
     def remember_queue(self) -> None:
         """Note the decision queue's fingerprint this read corresponds to (thread)."""
-        from brainview.services.queue import signature
+        from brainview.services.review.queue import signature
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -234,7 +234,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
         """Cached partition first, then (if the graph changed) a fresh clustering."""
         from brainview.core.fsrs_math import format_ts
         from brainview.services import communities as svc
-        from brainview.services.clustering_runner import ClusteringCancelled, ClusteringJob
+        from brainview.services.communities.runner import ClusteringCancelled, ClusteringJob
 
         now = self.app.now()  # type: ignore[attr-defined]
         try:
@@ -287,7 +287,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     def load_cluster(self, data: CommunityData, number: int) -> None:
         """Members and curves of one community (thread)."""
         from brainview.services.communities import cluster_curves, member_rows
-        from brainview.services.flags import lifecycle_mark
+        from brainview.services.review.flags import lifecycle_mark
 
         now = self.app.now()  # type: ignore[attr-defined]
         try:
@@ -303,8 +303,8 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     @work(thread=True, exclusive=True, group="communities-fading")
     def load_fading(self) -> None:
         """The fading list (thread)."""
-        from brainview.services.curves import fading
-        from brainview.services.flags import lifecycle_mark
+        from brainview.services.communities.curves import fading
+        from brainview.services.review.flags import lifecycle_mark
 
         cfg = self.app.config.reflections  # type: ignore[attr-defined]
         try:

@@ -33,7 +33,7 @@ class FadingActions:
     @work(thread=True, exclusive=True, group="communities-decide")
     def decide_fading(self, reflection_id: str, action: str) -> None:
         """Record the decision in its own write transaction (thread)."""
-        from brainview.services.curves import decide_fading
+        from brainview.services.communities.curves import decide_fading
 
         try:
             with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]
@@ -58,7 +58,7 @@ class FadingActions:
     @work(thread=True, exclusive=True, group="communities-decide")
     def undo_fading(self, decision_id: int, reflection_id: str) -> None:
         """Mark the decision undone (thread)."""
-        from brainview.services.curves import undo_fading_decision
+        from brainview.services.communities.curves import undo_fading_decision
 
         try:
             with self.app.open_project(write_agent=True) as project:  # type: ignore[attr-defined]

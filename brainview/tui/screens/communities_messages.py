@@ -14,7 +14,7 @@ if TYPE_CHECKING:
         CommunityRow,
         MemberRow,
     )
-    from brainview.services.curves import FadingList
+    from brainview.services.communities.curves import FadingList
 
 
 @dataclass

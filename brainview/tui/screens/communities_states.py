@@ -5,7 +5,7 @@ A mixin of :class:`~brainview.tui.screens.communities.CommunitiesScreen` (listed
 screen mounts a :class:`~brainview.tui.widgets.lifecycle_watch.LifecycleWatch`; when it
 reports that a reflection was challenged, invalidated or reinstated (by this console,
 ``brainview reflect`` in a shell or another console), only the states of the member
-rows and fading rows on screen are read again (:func:`brainview.services.flags.states_now`)
+rows and fading rows on screen are read again (:func:`brainview.services.review.flags.states_now`)
 and their title cells updated in place: the cursor, the scroll and the clustering stay.
 """
 
@@ -38,7 +38,7 @@ class MemberStates:
     @work(thread=True, exclusive=True, group="communities-states")
     def read_states(self, ids: list[str]) -> None:
         """The lifecycle fingerprint and the states of ``ids``, one read (thread)."""
-        from brainview.services.flags import states_now
+        from brainview.services.review.flags import states_now
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]

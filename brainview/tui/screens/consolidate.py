@@ -176,7 +176,7 @@ class ConsolidateScreen(ModalScreen[tuple[int, str] | None]):
         def progress(stage: str, _fraction: float) -> None:
             app.call_from_thread(self._status, f"planning: {one_line(stage, 80)}…")
 
-        from brainview.services.curves import titles
+        from brainview.services.communities.curves import titles
 
         try:
             # Planning reads (the partition is cached outside the brains): a read-only

@@ -1,7 +1,7 @@
 """Invalidate or challenge reflections: reason, blast radius with marks, confirm with count.
 
 :class:`InvalidateScreen` is a modal; it reads the blast radius in a thread worker and
-dismisses with a :class:`~brainview.services.blast.BlastAction` (or ``None``).  Nothing
+dismisses with a :class:`~brainview.services.lifecycle.blast.BlastAction` (or ``None``).  Nothing
 is written until the second step ("Yes, invalidate N") is chosen.
 
 :class:`LifecycleActions` is a mixin for screens that show reflections (reflection view,
@@ -30,8 +30,8 @@ from textual.widgets.option_list import OptionDoesNotExist
 from textual.widgets.selection_list import Selection
 
 from brainview.core.safe_text import first_line, one_line, safe_text
-from brainview.services.blast import BlastAction, BlastRadius
 from brainview.services.lifecycle import MARK, RETIRED, TARGET, Status
+from brainview.services.lifecycle.blast import BlastAction, BlastRadius
 from brainview.tui.widgets.suspicion import state_mark
 
 VERBS = ("invalidate", "challenge")
@@ -136,8 +136,8 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
     @work(thread=True, exclusive=True, group="invalidate-radius")
     def load_radius(self) -> None:
         """Read the blast radius and the targets (thread)."""
-        from brainview.services.blast import radius
         from brainview.services.lifecycle import statuses
+        from brainview.services.lifecycle.blast import radius
         from brainview.store.readmodel import neurons_by_ids
 
         try:
@@ -446,7 +446,7 @@ class LifecycleActions:
 
 
 def _apply(project: Any, action: BlastAction, who: str, now: Any) -> Any:
-    from brainview.services.blast import apply
+    from brainview.services.lifecycle.blast import apply
 
     return apply(project, action, actor=who, now=now)
 

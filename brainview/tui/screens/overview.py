@@ -87,7 +87,7 @@ class OverviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="overview-stats")
     def load_stats(self) -> None:
         """Counts by SQL aggregate (thread); posts :class:`StatsLoaded`."""
-        from brainview.services.stats import project_stats
+        from brainview.services.metrics.stats import project_stats
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -98,7 +98,7 @@ class OverviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="overview-retention")
     def load_retention(self) -> None:
         """R-now distributions for both brains (thread); posts :class:`RetentionLoaded`."""
-        from brainview.services.retention import retention
+        from brainview.services.metrics.retention import retention
 
         now = self.app.now()  # type: ignore[attr-defined]
         try:

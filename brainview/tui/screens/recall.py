@@ -20,7 +20,7 @@ from brainview.tui.app import STYLES
 from brainview.tui.widgets.recall_box import RecallBox
 
 if TYPE_CHECKING:
-    from brainview.services.recall_browse import ProposalDraft
+    from brainview.services.recall.browse import ProposalDraft
 
 
 class RecallScreen(Screen[None]):

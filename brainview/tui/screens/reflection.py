@@ -32,7 +32,7 @@ from brainview.tui.widgets.lifecycle_watch import LifecycleWatch
 from brainview.tui.widgets.reflection_view import render_card, render_content, render_refs
 
 if TYPE_CHECKING:
-    from brainview.services.curves import ReflectionDetail
+    from brainview.services.communities.curves import ReflectionDetail
 
 
 @dataclass
@@ -150,8 +150,8 @@ class ReflectionScreen(LifecycleActions, Screen[None]):
     @work(thread=True, exclusive=True, group="reflection-load")
     def load(self, reflection_id: str) -> None:
         """Card, replayed history, forecast and references (thread)."""
-        from brainview.services.curves import reflection_detail
-        from brainview.services.flags import lifecycle_mark
+        from brainview.services.communities.curves import reflection_detail
+        from brainview.services.review.flags import lifecycle_mark
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]

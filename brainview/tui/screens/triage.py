@@ -37,9 +37,9 @@ from brainview.tui.widgets.proposal_view import (
 )
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail
-    from brainview.services.queue import QueueRow
-    from brainview.services.undo_offer import LastUnit
+    from brainview.services.review.detail import ProposalDetail
+    from brainview.services.review.queue import QueueRow
+    from brainview.services.review.undo_offer import LastUnit
 
 SORTS = ("age", "newest", "kind", "consulted")
 PAGE = 200
@@ -202,7 +202,8 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     def recover_intents(self) -> None:
         """Finish (or roll back) user-brain changes a crash left half-done, and read the
         apply mode (apply / record-only) for the title."""
-        from brainview.services import apply, reflection_writing
+        from brainview.services import apply
+        from brainview.services.lifecycle import writing as reflection_writing
 
         try:
             mode = apply.apply_mode(self.app.paths)  # type: ignore[attr-defined]
@@ -301,9 +302,9 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     def load_queue(self, sort: str, needle: str, keep: str | None, limit: int = PAGE) -> None:
         """Read the first ``limit`` rows of the queue, the lifecycle fingerprint and the
         project's last decision (thread)."""
-        from brainview.services.flags import lifecycle_mark
-        from brainview.services.queue import page, signature
-        from brainview.services.undo_offer import last_unit
+        from brainview.services.review.flags import lifecycle_mark
+        from brainview.services.review.queue import page, signature
+        from brainview.services.review.undo_offer import last_unit
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -319,7 +320,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     @work(thread=True, exclusive=True, group="triage-more")
     def load_more(self, sort: str, needle: str, offset: int) -> None:
         """Read the next page when the cursor nears the end of what is loaded (thread)."""
-        from brainview.services.queue import page
+        from brainview.services.review.queue import page
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -331,7 +332,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     @work(thread=True, exclusive=True, group="triage-detail")
     def load_detail(self, proposal_id: str) -> None:
         """Read both brains' context for one proposal (thread)."""
-        from brainview.services.detail import load
+        from brainview.services.review.detail import load
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]
@@ -346,9 +347,9 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
         """Notice proposals added or decided by another process (cheap fingerprint),
         reflections challenged, invalidated or reinstated by any process, and reflection
         writing paused or resumed elsewhere."""
-        from brainview.services import reflection_writing
-        from brainview.services.flags import lifecycle_mark
-        from brainview.services.queue import signature
+        from brainview.services.lifecycle import writing as reflection_writing
+        from brainview.services.review.flags import lifecycle_mark
+        from brainview.services.review.queue import signature
 
         if self.busy or self.signature is None:
             return
@@ -492,7 +493,7 @@ class TriageScreen(TriageDecisions, TriageUndo, TriageMarks, TriageExtras, Scree
     @work(thread=True, exclusive=True, group="triage-prefetch")
     def prefetch(self, proposal_id: str) -> None:
         """Load the next proposal's context ahead of time, so deciding feels instant."""
-        from brainview.services.detail import load
+        from brainview.services.review.detail import load
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]

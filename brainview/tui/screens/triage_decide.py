@@ -63,7 +63,7 @@ class TriageDecisions:
 
     def action_accept(self) -> None:
         """Accept the highlighted (or marked) proposals; flagged ones ask first."""
-        from brainview.services.flags import Flagged, reasons
+        from brainview.services.review.flags import Flagged, reasons
 
         targets = self._targets()
         stale = [r.id for r in self.rows if r.id in targets and r.stale]
@@ -211,7 +211,8 @@ class TriageDecisions:
     ) -> None:
         """Persist decisions (thread); posts DecisionPersisted, AcceptNeedsConfirm (an
         accept of a proposal flagged since the queue was read) or ActionFailed."""
-        from brainview.services import apply, flags, review
+        from brainview.services import apply, review
+        from brainview.services.review import flags
 
         review_cfg = self.app.config.review  # type: ignore[attr-defined]
         self.busy = True

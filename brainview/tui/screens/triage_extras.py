@@ -74,7 +74,7 @@ class TriageExtras:
         """Write the rows off the UI thread."""
         from pathlib import Path
 
-        from brainview.services.view_export import export_rows
+        from brainview.services.readout.view_export import export_rows
 
         rows = [
             {

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail
-    from brainview.services.queue import QueueRow
+    from brainview.services.review.detail import ProposalDetail
+    from brainview.services.review.queue import QueueRow
 
 
 @dataclass
@@ -23,9 +23,9 @@ class QueueLoaded(Message):
     query: tuple[str, str] = ("", "")
     """``(sort, filter)`` it was read with: a page for an older query is dropped."""
     lifecycle: int = 0
-    """:func:`brainview.services.flags.lifecycle_mark` as of this read."""
+    """:func:`brainview.services.review.flags.lifecycle_mark` as of this read."""
     last: Any = None
-    """The project's last decision unit (:class:`~brainview.services.undo_offer.
+    """The project's last decision unit (:class:`~brainview.services.review.undo_offer.
     LastUnit`) or ``None``: what ``u`` offers when this session decided nothing."""
 
 
@@ -60,7 +60,7 @@ class AcceptNeedsConfirm(Message):
     ids: list[str]
     seconds: float
     flagged: list[Any]
-    """:class:`~brainview.services.flags.Flagged` per flagged proposal."""
+    """:class:`~brainview.services.review.flags.Flagged` per flagged proposal."""
     policy_text: str | None = None
 
 

@@ -18,7 +18,7 @@ from rich.text import Text
 from brainview.core.safe_text import one_line, safe_text
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail
+    from brainview.services.review.detail import ProposalDetail
 
 TEXT_LIMIT = 4_000
 REVIEW_HINTS = {

@@ -196,7 +196,7 @@ class AuditView(Static):
         trail: AuditTrail
         mark: int = 0
         """The lifecycle fingerprint read just before the trail
-        (:func:`brainview.services.flags.lifecycle_mark`)."""
+        (:func:`brainview.services.review.flags.lifecycle_mark`)."""
 
     @dataclass
     class Failed(Message):
@@ -222,7 +222,7 @@ class AuditView(Static):
     @work(thread=True, exclusive=True, group="audit-view")
     def _load(self, rid: str) -> None:
         from brainview.services.audit import trail
-        from brainview.services.flags import lifecycle_mark
+        from brainview.services.review.flags import lifecycle_mark
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]

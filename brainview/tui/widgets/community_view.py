@@ -17,7 +17,7 @@ from brainview.tui.widgets.suspicion import state_mark
 
 if TYPE_CHECKING:
     from brainview.services.communities import CommunityData, CommunityRow, MemberRow
-    from brainview.services.curves import FadingList, FadingRow
+    from brainview.services.communities.curves import FadingList, FadingRow
 
 SKILL_SHORT = {"curator": "c", "tutor": "t", "qabot": "q", "learn": "l"}
 DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}

@@ -16,7 +16,7 @@ from textual_plotext.plot import Plot
 from brainview.tui.widgets.throttled_plot import ThrottledPlot, downsample
 
 if TYPE_CHECKING:
-    from brainview.services.curves import HistoryPoint
+    from brainview.services.communities.curves import HistoryPoint
 
 DECILES = [f"{i / 10:.1f}" for i in range(10)]
 GRADE_MARKERS = {1: ("✗", "miss"), 2: ("~", "weak"), 3: ("✓", "fire"), 4: ("◆", "strong")}

@@ -1,7 +1,7 @@
 """Notice reflections challenged, invalidated or reinstated by any process.
 
 :class:`LifecycleWatch` is an invisible widget a screen mounts once: every second, while
-its screen is the one on top, it reads :func:`brainview.services.flags.lifecycle_mark`
+its screen is the one on top, it reads :func:`brainview.services.review.flags.lifecycle_mark`
 (one ``MAX(rowid)`` over ``brainview_lifecycle_batch``) in a thread worker, and posts
 :class:`LifecycleWatch.Moved` when the mark differs from the one the screen shows.  The
 screen then re-reads only what shows a lifecycle state; nothing else is read while the
@@ -76,7 +76,7 @@ class LifecycleWatch(Widget):
 
     @work(thread=True, exclusive=True, group="lifecycle-watch")
     def _poll(self) -> None:
-        from brainview.services.flags import lifecycle_mark
+        from brainview.services.review.flags import lifecycle_mark
 
         try:
             with self.app.open_project() as project:  # type: ignore[attr-defined]

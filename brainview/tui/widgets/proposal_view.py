@@ -17,7 +17,7 @@ from brainview.core.grading import GRADE_NAMES, decision_grade
 from brainview.core.safe_text import first_line, one_line, safe_text
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail, ReflectionView
+    from brainview.services.review.detail import ProposalDetail, ReflectionView
 
 STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
 SEEN_MARK = "○ seen"

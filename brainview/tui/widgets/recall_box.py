@@ -4,7 +4,7 @@ and see the lessons recall ranks for them, each with why.
 The recall runs in a thread worker that only returns its result; the box's one
 ``Worker.StateChanged`` handler applies it (or the error, as one line) and posts
 :class:`RecallBox.Ranked` or :class:`RecallBox.Failed`.  Browsing is never logged
-(:func:`brainview.services.recall_browse.browse`): the box says so in its border.
+(:func:`brainview.services.recall.browse.browse`): the box says so in its border.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from brainview.tui.widgets.recall_view import (
 )
 
 if TYPE_CHECKING:
-    from brainview.services.recall_browse import Browsed, ProposalDraft
+    from brainview.services.recall.browse import Browsed, ProposalDraft
 
 
 ERROR_CHARS = 300
@@ -147,7 +147,7 @@ class RecallBox(Widget):
 
     @work(thread=True, exclusive=True, group="recall-box", exit_on_error=False)
     def _recall(self, text: str, draft: ProposalDraft | None) -> Browsed | None:
-        from brainview.services.recall_browse import browse
+        from brainview.services.recall.browse import browse
 
         with self.app.open_project() as project:  # type: ignore[attr-defined]
             if get_current_worker().is_cancelled:

@@ -17,8 +17,8 @@ from brainview.tui.widgets.proposal_view import STANCE_MARK
 from brainview.tui.widgets.suspicion import state_mark
 
 if TYPE_CHECKING:
-    from brainview.services.recall_browse import Browsed, NamedRef, ProposalDraft
-    from brainview.services.recall_result import Hit, PolicyHit
+    from brainview.services.recall.browse import Browsed, NamedRef, ProposalDraft
+    from brainview.services.recall.result import Hit, PolicyHit
 
 TEXT_LIMIT = 240
 """Characters of a lesson shown per hit (the reflection view shows all of it)."""

@@ -20,7 +20,7 @@ from brainview.core.refs import USER_REF, UserRef
 from brainview.core.safe_text import ELLIPSIS, one_line, safe_text, truncate
 
 if TYPE_CHECKING:
-    from brainview.services.curves import ReflectionDetail
+    from brainview.services.communities.curves import ReflectionDetail
 
 TEXT_LIMIT = 4_000
 """Characters shown before the rest is folded away (``m`` shows all)."""

@@ -12,7 +12,7 @@ from textual_plotext import PlotextPlot
 from brainview.tui.widgets import throttled_plot  # noqa: F401
 
 if TYPE_CHECKING:
-    from brainview.services.retention import RetentionSummary
+    from brainview.services.metrics.retention import RetentionSummary
 
 LABELS = [f"{i / 10:.1f}" for i in range(10)]
 

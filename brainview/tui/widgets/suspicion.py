@@ -11,8 +11,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from brainview.core.safe_text import one_line, safe_text
-from brainview.services.blast import decode_suspicion, describe_flag
 from brainview.services.lifecycle import CHALLENGED, INVALIDATED, LIVE, MARK
+from brainview.services.lifecycle.blast import decode_suspicion, describe_flag
 
 SUSPECT_MARK = "☣"
 """Queue flag for a proposal carrying suspicion flags."""

@@ -34,7 +34,7 @@ from brainview.core.spread import Edge, Spread, appnp, overturned
 from brainview.errors import NotFoundError, ReadOnlyError
 from brainview.services.lifecycle import CHALLENGED, LIVE, statuses
 from brainview.services.project import Project
-from brainview.services.recall_result import Hit, PolicyHit, RecallQuery, RecallResult
+from brainview.services.recall.result import Hit, PolicyHit, RecallQuery, RecallResult
 from brainview.store import recall_graph, recall_index, recall_log
 from brainview.store.cards import card_of
 from brainview.store.recall_handle import Handle, handle_for

@@ -1,10 +1,10 @@
 """Reflection communities: the cached partition and what each community looks like now.
 
-The partition comes from :mod:`~brainview.services.community_cache` (this process's
+The partition comes from :mod:`~brainview.services.communities.cache` (this process's
 memory, else the user's cache dir — never a brain) when its fingerprint still matches
-the graph, else from a :class:`~brainview.services.clustering_runner.ClusteringJob`
+the graph, else from a :class:`~brainview.services.communities.runner.ClusteringJob`
 (:func:`ensure_partition`); the per-reflection arrays come from
-:mod:`~brainview.services.community_data`. Both are re-exported here. This module turns
+:mod:`~brainview.services.communities.data`. Both are re-exported here. This module turns
 them into the list (labels, sorts), a community's members and its curves. Nothing here
 writes a brain; everything that depends on time or on decisions (retrievability,
 strong/miss grades) is computed at load, vectorised over all live reflections.
@@ -19,19 +19,19 @@ import numpy as np
 
 from brainview.core import clustering, fsrs_math
 from brainview.services import lifecycle
-from brainview.services.community_cache import (
+from brainview.services.communities.cache import (
     current_fingerprint,
     ensure_partition,
     load_partition,
     store_partition,
 )
-from brainview.services.community_data import (
+from brainview.services.communities.curves import titles
+from brainview.services.communities.data import (
     NOT_CLUSTERED,
     SINGLETONS,
     CommunityData,
     load_data,
 )
-from brainview.services.curves import titles
 from brainview.services.project import Project
 from brainview.store import bv_schema_communities as reads
 

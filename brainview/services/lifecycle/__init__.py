@@ -15,7 +15,7 @@ batch id), a ``brainview_lifecycle_batch`` row, and the before-images of every r
 changed, so :func:`undo_batch` reverts the whole batch exactly (or refuses when a
 row changed since).  An undo is a batch too, so the history reads back completely;
 Spikuit's change log is never undone, only added to: the undo writes its own
-``brainview.undo`` changeset (:mod:`brainview.services.agent_log`).
+``brainview.undo`` changeset (:mod:`brainview.services.audit.agent_log`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
-from brainview.services import agent_log, text_guard, tombstones
+from brainview.services import text_guard
+from brainview.services.audit import agent_log
+from brainview.services.lifecycle import tombstones
 from brainview.services.project import Project
 from brainview.store.bv_schema_lifecycle import BatchLog, ensure_lifecycle_schema, revert
 from brainview.store.era import Era

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from brainview.errors import NotFoundError
 from brainview.services.project import Project
-from brainview.services.review_undo import unit_of
+from brainview.services.review.revert import unit_of
 from brainview.store.readmodel import table_exists
 
 

@@ -1,7 +1,7 @@
 """The proposal queue as the triage screen reads it: light rows, one page at a time.
 
 A page costs a constant number of queries: one count, one page read, the batched
-staleness checks of :func:`brainview.services.stale.stale_for` for that page and the
+staleness checks of :func:`brainview.services.apply.stale.stale_for` for that page and the
 lifecycle states of the reflections its proposals consulted.
 """
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import text
 
-from brainview.services.flags import leaning
+from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_for
+from brainview.services.review.flags import leaning
 from brainview.store import bounded
 from brainview.store.readmodel import table_exists
 
@@ -43,10 +43,10 @@ class QueueRow:
     """Why the proposal no longer fits the brain (pending rows only), or ``None``."""
     suspicion: str | None = None
     """``brainview_proposal.suspicion``: a JSON list of flags (see
-    :func:`brainview.services.blast.decode_suspicion`), or ``None``."""
+    :func:`brainview.services.lifecycle.blast.decode_suspicion`), or ``None``."""
     leans: tuple[tuple[str, str], ...] = ()
     """Consulted reflections that are not live now, ``(id, state)`` (pending rows only;
-    :func:`brainview.services.flags.leaning`)."""
+    :func:`brainview.services.review.flags.leaning`)."""
 
 
 def pending_total(project: Project) -> int:

@@ -30,10 +30,10 @@ from brainview.services.apply import intent as intents
 from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, context
+from brainview.services.apply.stale import QueuedRef, stale_all
 from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_all
 from brainview.store import bounded
 from brainview.store.bounded import too_large
 from brainview.store.cards import card_of

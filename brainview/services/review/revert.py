@@ -14,7 +14,7 @@ so caches see the change; ``status`` is ``pending`` again) and ``sqlite_sequence
 stays with ``undone_at`` / ``undone_by``, as do its ``brainview_effect`` rows.  The
 change log stays too: when the decision wrote Spikuit events (a rejection lesson, a
 consolidation item), the undo adds an inverse changeset saying what it did
-(:func:`brainview.services.agent_log.log_undo`).
+(:func:`brainview.services.audit.agent_log.log_undo`).
 
 User brain (``apply_state = 'applied'``): the applied plan's inverse is executed as a
 new changeset tagged ``brainview:undo:<proposal id>`` — rows updated by the apply
@@ -40,13 +40,14 @@ from sqlalchemy import Connection, text
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
-from brainview.services import agent_log, text_guard
+from brainview.services import text_guard
 from brainview.services.apply import hooks, owner
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import check
 from brainview.services.apply.plan import UNDO_TAG_PREFIX, ChangesetInfo, Plan
 from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
+from brainview.services.audit import agent_log
 from brainview.services.project import Project
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_decision_group

@@ -3,7 +3,7 @@
 :func:`load_data` reads live reflections, their cards (→ R now, vectorised) and the
 strong / miss grades of standing decisions, and lines them up with a
 :class:`~brainview.core.clustering.Partition` (cached or fresh; see
-:mod:`~brainview.services.community_cache`). Time- and decision-dependent values are
+:mod:`~brainview.services.communities.cache`). Time- and decision-dependent values are
 computed at each load, never cached. Reads only.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
-from brainview.services.curves import reflection_cards
+from brainview.services.communities.curves import reflection_cards
 from brainview.services.project import Project
 from brainview.store import bv_schema_communities as reads
 

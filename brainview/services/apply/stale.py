@@ -89,7 +89,7 @@ def stale_all(
         out.update(agent_stale_reasons(agent_conn, agent_era, items))
     rest = [item.id for item in items if item.id not in out]
     if rest and _has_table(agent_conn, "brainview_plan_item"):
-        from brainview.services.spkt_plan import hash_reasons  # plan imports are heavier
+        from brainview.services.intake.spkt_plan import hash_reasons  # plan imports are heavier
 
         found = hash_reasons(agent_conn, user_conn, era, rest, path=path, table_known=True)
         out.update(found)

@@ -6,7 +6,7 @@ rules, limits); here, what it names is checked against both brains.  A consulted
 retrieved reflection must exist and be usable: one that is invalidated or retired is
 refused, as ``docs/proposal-format.md`` and ``docs/curator.md`` say ("never consult
 those").  Suspect proposals are still queued, with flags in
-``brainview_proposal.suspicion`` (see :mod:`brainview.services.blast`): a consulted or
+``brainview_proposal.suspicion`` (see :mod:`brainview.services.lifecycle.blast`): a consulted or
 retrieved reflection that is challenged, or that nearly duplicates an invalidated one
 (a tombstone).
 """
@@ -22,11 +22,11 @@ from brainview.core import fsrs_math, proposal_rules
 from brainview.core.proposal_parse import Proposal, fail, parse_many
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
-from brainview.services.blast import add_flags
-from brainview.services.intake_agent import check_agent_refs
+from brainview.services.intake.agent import check_agent_refs
 from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status, statuses
+from brainview.services.lifecycle.blast import add_flags
+from brainview.services.lifecycle.tombstones import near_many
 from brainview.services.project import Project
-from brainview.services.tombstones import near_many
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids, table_exists
@@ -203,9 +203,9 @@ def submit(
     """Validate, flag suspect proposals and (unless ``dry_run``) queue a batch atomically.
 
     A proposal's ``"recall": "rc-…"`` (or ``recall`` for the whole batch) fills its
-    ``retrieved`` from that logged recall (:mod:`brainview.services.recall_attach`)."""
+    ``retrieved`` from that logged recall (:mod:`brainview.services.recall.attach`)."""
     now = now or datetime.now(UTC)
-    from brainview.services.recall_attach import expand  # only proposals that name a recall
+    from brainview.services.recall.attach import expand  # only proposals that name a recall
 
     raw = expand(project, raw, recall)
     batch = parse_batch(raw, now)

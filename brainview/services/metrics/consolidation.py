@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from brainview.services.metrics_seed import rate
+from brainview.services.metrics.seed import rate
 from brainview.store.bv_schema_consolidation import consolidations
 from brainview.store.readmodel import table_exists
 

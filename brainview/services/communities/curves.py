@@ -21,9 +21,10 @@ from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
-from brainview.services import community_cache, lifecycle, text_guard
+from brainview.services import lifecycle, text_guard
+from brainview.services.communities import cache as community_cache
+from brainview.services.intake.refs import resolve
 from brainview.services.project import Project
-from brainview.services.refs import resolve
 from brainview.store import bv_schema_communities as bvc
 from brainview.store.cards import CardInfo, card_of, tutor_cards
 from brainview.store.era import Era

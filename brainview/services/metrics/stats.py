@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_for
 from brainview.store import bounded
 from brainview.store.brain import Brain
 from brainview.store.readmodel import counts, table_exists

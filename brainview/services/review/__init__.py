@@ -24,15 +24,15 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    at ``now`` (details: :func:`brainview.store.writers.write_stdp`); ``stdp=False``
    leaves every weight alone (an experiment's switch, ``brainview simulate``).
 6. On **reject** (unless ``write_reflections=False`` or the project paused reflection
-   writing, :mod:`brainview.services.reflection_writing`), a new reflection recording
+   writing, :mod:`brainview.services.lifecycle.writing`), a new reflection recording
    the lesson, linked ``relates_to`` (both ways, 0.5) to every live consulted reflection,
    with its card and one ``changeset`` (``neuron.add``, ``synapse.add`` per link;
-   :mod:`brainview.services.agent_log`).
+   :mod:`brainview.services.audit.agent_log`).
    On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
    its change is written to the agent brain here, through the same effect log
    (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
 7. An **effect log** of every changed row (:mod:`brainview.store.effects`), so
-   :func:`~brainview.services.review_undo.undo` is exact.
+   :func:`~brainview.services.review.revert.undo` is exact.
 
 Then, when applying, the user-brain change runs in its own transaction and the
 intent is marked done (:mod:`brainview.services.apply.runner`); a crash anywhere is
@@ -65,15 +65,16 @@ from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
 from brainview.core.kinds import is_agent_kind
 from brainview.errors import ConflictError, InvalidInputError
-from brainview.services import agent_log
-from brainview.services import reflection_writing as writing
 from brainview.services.apply import hooks, owner
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
 from brainview.services.apply.runner import require_writable_user
+from brainview.services.apply.stale import QueuedRef, stale_for
+from brainview.services.audit import agent_log
 from brainview.services.consolidate import apply_agent
+from brainview.services.lifecycle import writing
 from brainview.services.project import Project
-from brainview.services.review_options import (
+from brainview.services.review.call import (
     APPLY_PENDING,
     APPLY_RECORDED,
     Options,
@@ -81,9 +82,8 @@ from brainview.services.review_options import (
     apply_on_agent,
     options,
 )
-from brainview.services.review_options import policy_text as checked_policy_text
-from brainview.services.review_undo import UndoResult, group_decisions, undo, undo_unit
-from brainview.services.stale import QueuedRef, stale_for
+from brainview.services.review.call import policy_text as checked_policy_text
+from brainview.services.review.revert import UndoResult, group_decisions, undo, undo_unit
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.clock_floor import not_before_last
 from brainview.store.decision_rows import (
@@ -290,7 +290,7 @@ def _refuse_unconfirmed_flags(
 ) -> None:
     """Inside the decision's transaction: a proposal flagged since the maintainer was
     asked (a consulted lesson invalidated a moment ago) is not accepted unasked."""
-    from brainview.services.flags import flagged_in
+    from brainview.services.review.flags import flagged_in
 
     for found in flagged_in(conn, era, ids):
         if found.proposal_id not in confirmed:

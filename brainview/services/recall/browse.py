@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from brainview.core.refs import USER_REF, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.services.recall import recall
-from brainview.services.recall_result import RecallQuery, RecallResult
+from brainview.services.recall.result import RecallQuery, RecallResult
 from brainview.store.readmodel import neurons_by_ids
 
 if TYPE_CHECKING:
-    from brainview.services.detail import ProposalDetail
     from brainview.services.project import Project
+    from brainview.services.review.detail import ProposalDetail
 
 NEURON_TOKEN = re.compile(r"^n-[A-Za-z0-9_.:\-]{1,126}$")
 """A typed token that may be a user neuron id (Spikuit's ``n-<hex>``)."""

@@ -2,7 +2,7 @@
 
 Small graphs are clustered in the calling thread. Heavy ones (``SUBPROCESS_MIN`` live
 reflections or more) run in a child process (``python -m
-brainview.services.clustering_runner DB``), because igraph holds the GIL and would
+brainview.services.communities.runner DB``), because igraph holds the GIL and would
 freeze the UI: the child reads the brain read-only, prints one JSON line per stage,
 then the result; :meth:`ClusteringJob.cancel` kills it. The fingerprint and the graph
 are read in one read transaction, so the cache key always matches the graph used.

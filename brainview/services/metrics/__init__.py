@@ -21,9 +21,9 @@ import numpy as np
 from sqlalchemy import text
 
 from brainview.core import fsrs_math
-from brainview.services import metrics_seed as seed
-from brainview.services.curves import crossing_days, reflection_cards
-from brainview.services.metrics_consolidation import (
+from brainview.services.communities.curves import crossing_days, reflection_cards
+from brainview.services.metrics import seed
+from brainview.services.metrics.consolidation import (
     ConsolidationAcceptance,
     consolidation_acceptance,
 )

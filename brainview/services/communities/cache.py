@@ -11,7 +11,7 @@ is ignored. Writing it is best effort — an unwritable cache dir just means the
 process clusters again. The brain file itself is never opened here.
 :func:`ensure_partition` is the one entry point most callers need: the cached partition
 when it matches the graph now, else a fresh
-:class:`~brainview.services.clustering_runner.ClusteringJob` run, then cached.
+:class:`~brainview.services.communities.runner.ClusteringJob` run, then cached.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
 from brainview.errors import BrainviewError
-from brainview.services.clustering_runner import (
+from brainview.services.communities.runner import (
     ClusteringJob,
     Progress,
     graph_fingerprint,

@@ -20,8 +20,8 @@ from brainview.core import fsrs_math
 from brainview.core.json_strict import finite, loads_stored
 from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
+from brainview.services.intake.refs import resolve
 from brainview.services.project import Project
-from brainview.services.refs import resolve
 from brainview.store.cards import card_of
 from brainview.store.era import Era
 from brainview.store.readmodel import (

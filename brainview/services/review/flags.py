@@ -1,7 +1,7 @@
 """Why a pending proposal deserves a second look before it is accepted, as of now.
 
 A proposal is **flagged** when it carries suspicion flags (set at intake or from an
-invalidation's blast radius, :mod:`brainview.services.blast`) or when a reflection it
+invalidation's blast radius, :mod:`brainview.services.lifecycle.blast`) or when a reflection it
 *consulted* is no longer live — challenged, invalidated, retired or gone — whoever
 changed it (this console, ``brainview reflect``, another process).  The queue shows
 ``⚠`` for it and the console asks before accepting it.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection
 
 from brainview.services import lifecycle
-from brainview.services.blast import decode_suspicion, describe_flag
+from brainview.services.lifecycle.blast import decode_suspicion, describe_flag
 from brainview.services.project import Project
 from brainview.store.changelog import lifecycle_fingerprint
 from brainview.store.era import Era

@@ -5,7 +5,7 @@ outcome, added through Spikuit's change log — "imported" —, or already there
 anything was recorded), every
 grade it received (with the proposal, verdict and decider behind it; spikes from
 outside brainview too; grades an undo took back stay, marked undone — see
-:mod:`brainview.services.audit_grades`), the STDP weight changes it took part in, merges, every
+:mod:`brainview.services.audit.grades`), the STDP weight changes it took part in, merges, every
 lifecycle change (who, when, why, which batch, undone or not), the proposals it
 influenced, and every Spikuit event about it.  Read-only; missing brainview tables
 read as empty.
@@ -26,14 +26,15 @@ from sqlalchemy import Connection, text
 
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.errors import NotFoundError
-from brainview.services import blast, lifecycle
-from brainview.services.audit_grades import (
+from brainview.services import lifecycle
+from brainview.services.audit.grades import (
     UNDONE_LIMIT,
     GradeEntry,
     live_grades,
     merged,
     taken_back,
 )
+from brainview.services.lifecycle import blast
 from brainview.services.project import Project
 from brainview.store.changelog import LoggedEvent, first_event, neuron_events
 from brainview.store.effects import logged_effects

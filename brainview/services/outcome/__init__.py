@@ -48,12 +48,13 @@ from brainview.core.outcomes import (
 )
 from brainview.core.params import ParamError
 from brainview.errors import ConflictError, InvalidInputError
-from brainview.services import agent_log, lifecycle
-from brainview.services import reflection_writing as writing
-from brainview.services.outcome_result import OutcomeResult, outcome_row, standing, stored
+from brainview.services import lifecycle
+from brainview.services.audit import agent_log
+from brainview.services.lifecycle import writing
+from brainview.services.outcome.result import OutcomeResult, outcome_row, standing, stored
 from brainview.services.project import Project
-from brainview.services.review_options import DEFAULT_SCHEDULER
-from brainview.services.review_undo import UndoResult, undo
+from brainview.services.review.call import DEFAULT_SCHEDULER
+from brainview.services.review.revert import UndoResult, undo
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.clock_floor import not_before_last

@@ -16,8 +16,8 @@ from sqlalchemy import Connection, text
 
 from brainview.core.grading import GRADE_NAMES
 from brainview.core.json_strict import loads_stored
+from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.services.stale import QueuedRef, stale_for
 from brainview.store import bounded
 from brainview.store.readmodel import table_exists
 
