@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import argparse
 
     from brainview.services.project import Project
+    from brainview.services.session import Session
     from brainview.store.discovery import BrainPaths
 
 
@@ -47,6 +48,26 @@ def open_project(args: argparse.Namespace, *, write_agent: bool = False) -> Iter
 
     with Project.open(paths_of(args), write_agent=write_agent) as project:
         yield project
+
+
+@contextmanager
+def session_of(args: argparse.Namespace) -> Iterator[Session]:
+    """The command's :class:`~brainview.services.session.Session`: paths from the
+    location flags, the project's config, ``BRAINVIEW_NOW`` or the wall clock, and
+    ``--decider``/``--actor`` (else config ``review.decider``, else the OS user).
+    Recovery notes go to stderr; every connection is closed on exit."""
+    from brainview.services.session import Session
+
+    paths = paths_of(args)
+    with Session.start(
+        paths,
+        config=load_config(args),
+        clock=now,
+        decider=getattr(args, "decider", None),
+        os_user=os_user,
+    ) as session:
+        session.on_note = note
+        yield session
 
 
 def now() -> datetime:

@@ -23,6 +23,7 @@ from brainview.commands.common import (
     now,
     open_project,
     paths_of,
+    session_of,
 )
 from brainview.errors import ConflictError, NotFoundError, UsageError
 
@@ -67,29 +68,18 @@ def _policy_text(source: str | None) -> str | None:
 
 def _decide(args: argparse.Namespace, verdict: str) -> int:
     from brainview.core.grading import GRADE_NAMES
-    from brainview.services import apply, review
+    from brainview.services import review
 
-    config = load_config(args)
-    decider = decider_of(args, config)
     policy_text = _policy_text(getattr(args, "policy_text", None))
-    applier = apply.applier_for(paths_of(args)) if verdict == "accept" else None
-    clock = now()
-    with _deciding(args, user=applier is not None) as project:
+    with session_of(args) as session:
+        decider = session.decider
         if verdict == "dismiss" and len(args.ids) == 1 and args.reason is None:
-            results = [review.dismiss(project, args.ids[0], decider=decider, now=clock)]
+            with session.deciding(user=False) as project:
+                results = [
+                    review.dismiss(project, args.ids[0], decider=decider, now=session.clock())
+                ]
         else:
-            results = review.decide_many(
-                project,
-                args.ids,
-                verdict,  # type: ignore[arg-type]
-                reason=args.reason,
-                decider=decider,
-                now=clock,
-                write_reflections=config.review.write_reflections,
-                annotate_grade=config.review.annotate_grade,
-                applier=applier,
-                policy_text=policy_text,
-            )
+            results = session.decide(args.ids, verdict, reason=args.reason, policy_text=policy_text)
     rows = [
         {
             "decision_id": r.decision_id,

@@ -7,8 +7,7 @@ widgets are only touched from message handlers.
 from __future__ import annotations
 
 import getpass
-import threading
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,7 +16,6 @@ from textual.app import App
 from textual.binding import Binding
 
 from brainview.config import Config
-from brainview.config import load as load_config
 from brainview.core.safe_text import one_line
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
@@ -78,14 +76,19 @@ class BrainviewApp(App[int]):
         config: Config | None = None,
     ) -> None:
         super().__init__()
+        from brainview.services.session import Session
+
         self.paths = paths
+        self.session = Session.start(
+            paths, config=config, clock=clock, decider=decider, os_user=_os_user
+        )
+        """The services door: brains, config, clock and decider for every worker."""
+        self.session.on_moved = self._say_moved
         self.now: Clock = clock
-        self.config: Config = config if config is not None else load_config(paths.config_path)
+        self.config: Config = self.session.config
         """Typed settings (user file, then the project's ``.spikuit/brainview.toml``)."""
-        self.decider = decider or self.config.review.decider or _os_user()
+        self.decider = self.session.decider
         self._start = start
-        self._projects: dict[tuple[bool, bool], Project] = {}
-        self._projects_lock = threading.Lock()
         self.writing_paused: bool | None = None
         """Whether the project paused reflection writing (``None``: not read yet)."""
         self.under_review: ProposalDetail | None = None
@@ -112,29 +115,8 @@ class BrainviewApp(App[int]):
     def open_project(
         self, *, write_agent: bool = False, write_user: bool = False
     ) -> AbstractContextManager[Project]:
-        """The project for one worker's unit of work.
-
-        Opened once per access mode and kept (engines pool their connections and are
-        thread-safe; every read is its own transaction, so nothing goes stale); the
-        context manager does not close it.  Imports the store lazily.
-        """
-        from brainview.services.project import Project
-
-        key = (write_agent, write_user)
-        with self._projects_lock:
-            project = self._projects.get(key)
-            moved = project.moved() if project is not None else []
-            if moved:  # restored from a backup, checked out, deleted: never keep the old file
-                held = set(project.release_moved()) if project is not None else set()
-                for old in self._projects.values():
-                    old.close()
-                self._projects.clear()
-                self._say_moved(moved, held)
-                project = None
-            if project is None:
-                project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
-                self._projects[key] = project
-        return nullcontext(project)
+        """The project for one worker's unit of work (see :meth:`Session.project`)."""
+        return self.session.project(write_agent=write_agent, write_user=write_user)
 
     def _say_moved(self, roles: list[str], held: set[str]) -> None:
         """Tell the maintainer a brain file changed identity under the console."""
@@ -172,9 +154,7 @@ class BrainviewApp(App[int]):
             self.pop_screen()
 
     def on_unmount(self) -> None:
-        for project in self._projects.values():
-            project.close()
-        self._projects.clear()
+        self.session.close()
 
     def action_go(self, name: str) -> None:
         """Switch to a top-level screen (each keeps its state between switches)."""

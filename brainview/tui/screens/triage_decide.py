@@ -211,40 +211,29 @@ class TriageDecisions:
     ) -> None:
         """Persist decisions (thread); posts DecisionPersisted, AcceptNeedsConfirm (an
         accept of a proposal flagged since the queue was read) or ActionFailed."""
-        from brainview.services import apply, review
         from brainview.services.review import flags
 
-        review_cfg = self.app.config.review  # type: ignore[attr-defined]
+        session = self.app.session  # type: ignore[attr-defined]
         self.busy = True
         results = []
         try:
-            applier = apply.applier_for(self.app.paths) if verdict == "accept" else None  # type: ignore[attr-defined]
             if verdict == "accept":
-                with self.app.open_project() as project:  # type: ignore[attr-defined]
+                with session.project() as project:
                     found = flags.flagged_now(project, ids)
                 unconfirmed = [f for f in found if f.proposal_id not in confirmed]
                 if unconfirmed:
                     self.post_message(AcceptNeedsConfirm(ids, seconds, found, policy_text))
                     return
-            with self.app.open_project(  # type: ignore[attr-defined]
-                write_agent=True, write_user=applier is not None
-            ) as project:
-                # All marked proposals in one transaction: all decided, or none.
-                results = review.decide_many(
-                    project,
-                    ids,
-                    verdict,  # type: ignore[arg-type]
-                    reason=reason,
-                    decider=self.app.decider,  # type: ignore[attr-defined]
-                    seconds_on_screen=seconds / max(1, len(ids)),
-                    now=self.app.now(),  # type: ignore[attr-defined]
-                    applier=applier,
-                    write_reflections=review_cfg.write_reflections,
-                    annotate_grade=review_cfg.annotate_grade,
-                    policy_text=policy_text,
-                    # re-checked inside the transaction: flagged since → refused
-                    confirmed_flags=confirmed if verdict == "accept" else None,
-                )
+            # All marked proposals in one transaction: all decided, or none.
+            results = session.decide(
+                ids,
+                verdict,
+                reason=reason,
+                seconds_on_screen=seconds / max(1, len(ids)),
+                policy_text=policy_text,
+                # re-checked inside the transaction: flagged since → refused
+                confirmed_flags=confirmed if verdict == "accept" else None,
+            )
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200), tuple(ids)))
         finally:

@@ -53,18 +53,8 @@ class TriageUndo:
     @work(thread=True, exclusive=True, group="triage-decide")
     def undo(self, decision_id: str, from_session: bool = True) -> None:
         """Revert a decision and the rest of its bulk, as one unit (thread)."""
-        from brainview.errors import ReadOnlyError
-        from brainview.services import review
-
         try:
-            try:  # an applied decision reverts the user brain too
-                opened = self.app.open_project(write_agent=True, write_user=True)
-            except ReadOnlyError:
-                opened = self.app.open_project(write_agent=True)
-            with opened as project:
-                results = review.undo_unit(
-                    project, decision_id, now=self.app.now(), actor=self.app.decider
-                )
+            results = self.app.session.undo(decision_id)  # type: ignore[attr-defined]
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return

@@ -1,0 +1,174 @@
+"""One maintainer's session over a project: the only door both faces use.
+
+A :class:`Session` holds what every use case needs and every face used to wire by hand
+— the brains' paths, the typed config, the clock, the decider's name — and keeps one
+:class:`~brainview.services.project.Project` per access mode.  The console keeps one
+session for its life (workers call it from threads); a CLI command makes one, calls it
+and closes it.  Decisions go through :meth:`decide`, :meth:`dismiss` and :meth:`undo`
+so the console and ``brainview accept|reject|dismiss|undo`` pass the same arguments to
+:mod:`brainview.services.review`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Literal
+
+from brainview.config import Config
+from brainview.config import load as load_config
+from brainview.errors import ReadOnlyError
+from brainview.services.project import Project
+from brainview.store.discovery import BrainPaths
+
+if TYPE_CHECKING:
+    from brainview.services.review import DecisionResult
+    from brainview.services.review.revert import UndoResult
+
+Clock = Callable[[], datetime]
+Verdict = Literal["accept", "reject", "dismiss"]
+MovedHandler = Callable[[list[str], set[str]], None]
+"""Told which brains changed identity on disk (roles) and which old WALs are held."""
+
+
+def wall_clock() -> datetime:
+    """Now, to the second, in UTC."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@dataclass
+class Session:
+    """Paths, config, clock and decider of one maintainer over one project."""
+
+    paths: BrainPaths
+    config: Config
+    clock: Clock = wall_clock
+    decider: str = "maintainer"
+    on_moved: MovedHandler | None = None
+    on_note: Callable[[str], None] | None = None
+    """Told one line per side effect worth a word (a crashed apply recovered)."""
+    _projects: dict[tuple[bool, bool], Project] = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def start(
+        cls,
+        paths: BrainPaths,
+        *,
+        config: Config | None = None,
+        clock: Clock | None = None,
+        decider: str | None = None,
+        os_user: Callable[[], str] | None = None,
+    ) -> Session:
+        """A session with the config read from the project (unless given) and the
+        decider taken from ``decider``, else config ``review.decider``, else the OS
+        user."""
+        cfg = config if config is not None else load_config(paths.config_path)
+        name = decider or cfg.review.decider or (os_user() if os_user else "maintainer")
+        return cls(paths=paths, config=cfg, clock=clock or wall_clock, decider=name)
+
+    # -- brains ---------------------------------------------------------------------
+
+    @contextmanager
+    def project(self, *, write_agent: bool = False, write_user: bool = False) -> Iterator[Project]:
+        """The project for one unit of work, opened once per access mode and kept.
+
+        Engines pool their connections and are thread-safe; every read is its own
+        transaction, so nothing goes stale.  A brain replaced or deleted on disk since
+        it was opened is reopened (and :attr:`on_moved` told) before it is used.
+        """
+        key = (write_agent, write_user)
+        with self._lock:
+            project = self._projects.get(key)
+            moved = project.moved() if project is not None else []
+            if moved and project is not None:
+                held = set(project.release_moved())
+                self._close_all()
+                if self.on_moved is not None:
+                    self.on_moved(moved, held)
+                project = None
+            if project is None:
+                project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
+                self._projects[key] = project
+        yield project
+
+    @contextmanager
+    def deciding(self, *, user: bool) -> Iterator[Project]:
+        """The project opened to decide: agent writable, the user brain too if
+        ``user`` (apply intents a crash left open are finished first)."""
+        from brainview.services import apply
+
+        with self.project(write_agent=True, write_user=user) as project:
+            if user:
+                for done in apply.recover(project, now=self.clock()):
+                    if self.on_note is not None:
+                        self.on_note(f"recovered {done.action} of {done.proposal_id}: {done.state}")
+            yield project
+
+    def close(self) -> None:
+        """Release every connection (the session can be used again afterwards)."""
+        with self._lock:
+            self._close_all()
+
+    def _close_all(self) -> None:
+        for project in self._projects.values():
+            project.close()
+        self._projects.clear()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- decisions ------------------------------------------------------------------
+
+    def decide(
+        self,
+        ids: Sequence[str],
+        verdict: Verdict,
+        *,
+        reason: str | None = None,
+        seconds_on_screen: float | None = None,
+        policy_text: str | None = None,
+        confirmed_flags: Collection[str] | None = None,
+    ) -> list[DecisionResult]:
+        """Decide ``ids`` in one agent-brain transaction (all or none) as this
+        session's decider, with the project's review settings; an accept applies the
+        change to the user brain when its kind has an applier."""
+        from brainview.services import apply, review
+
+        cfg = self.config.review
+        applier = apply.applier_for(self.paths) if verdict == "accept" else None
+        with self.deciding(user=applier is not None) as project:
+            return review.decide_many(
+                project,
+                list(ids),
+                verdict,
+                reason=reason,
+                decider=self.decider,
+                seconds_on_screen=seconds_on_screen,
+                now=self.clock(),
+                applier=applier,
+                write_reflections=cfg.write_reflections,
+                annotate_grade=cfg.annotate_grade,
+                policy_text=policy_text,
+                confirmed_flags=confirmed_flags,
+            )
+
+    def undo(self, decision_id: str | None = None) -> list[UndoResult]:
+        """Undo a decision and the rest of its bulk as one unit (``None``: the
+        project's last); an applied one is reverted in the user brain too, so the user
+        brain is opened writable when it can be."""
+        from brainview.services import review
+
+        with ExitStack() as stack:
+            try:
+                project = stack.enter_context(self.deciding(user=True))
+            except ReadOnlyError:  # a read-only user brain: only agent-side undo works
+                project = stack.enter_context(self.project(write_agent=True))
+            return review.undo_unit(project, decision_id, now=self.clock(), actor=self.decider)
+        raise AssertionError("unreachable")  # pragma: no cover
