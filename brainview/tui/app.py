@@ -11,18 +11,20 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, work
+from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.worker import Worker
 
 from brainview.config import Config
-from brainview.core.safe_text import one_line
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
+from brainview.tui.workers import ServiceRunner, WorkFailed, run_service
 
 if TYPE_CHECKING:
     from brainview.services.project import Project
     from brainview.services.review.detail import ProposalDetail
+    from brainview.services.session import Session
 
 STYLES = Path(__file__).resolve().parent.parent / "styles"
 if not STYLES.is_dir():  # editable install / source checkout: styles/ at the top level
@@ -84,6 +86,8 @@ class BrainviewApp(App[int]):
         )
         """The services door: brains, config, clock and decider for every worker."""
         self.session.on_moved = self._say_moved
+        self.services = ServiceRunner()
+        """Where every service worker reports (:mod:`brainview.tui.workers`)."""
         self.now: Clock = clock
         self.config: Config = self.session.config
         """Typed settings (user file, then the project's ``.spikuit/brainview.toml``)."""
@@ -153,6 +157,14 @@ class BrainviewApp(App[int]):
         elif not small and showing:
             self.pop_screen()
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a service worker's end is routed (result or failure)."""
+        self.services.finished(event)
+
+    def on_work_failed(self, message: WorkFailed) -> None:
+        """A failed service call reached the app: say it, in one line."""
+        self.notify(message.text, title="Refused", severity="error", markup=False)
+
     def on_unmount(self) -> None:
         self.session.close()
 
@@ -211,20 +223,18 @@ class BrainviewApp(App[int]):
         if self.paths.agent_exists:
             self._toggle_writing()
 
-    @work(thread=True, exclusive=True, group="app-writing")
     def _toggle_writing(self) -> None:
-        from brainview.services.lifecycle import writing as reflection_writing
+        def toggle(session: Session) -> bool:
+            from brainview.services.lifecycle import writing
 
-        try:
-            with self.open_project(write_agent=True) as project:
-                paused = reflection_writing.state(project).paused
-                new, _changed = reflection_writing.set_writing(
-                    project, enabled=paused, actor=self.decider, now=self.now()
+            with session.project(write_agent=True) as project:
+                paused = writing.state(project).paused
+                new, _changed = writing.set_writing(
+                    project, enabled=paused, actor=session.decider, now=session.clock()
                 )
-        except Exception as err:  # noqa: BLE001 - shown to the user
-            self.call_from_thread(self.notify, one_line(str(err), 200), severity="error")
-            return
-        self.call_from_thread(self._writing_changed, new.paused)
+            return new.paused
+
+        run_service(self, toggle, group="writing", done=self._writing_changed)
 
     def _writing_changed(self, paused: bool) -> None:
         self.writing_paused = paused
