@@ -108,6 +108,12 @@ class Session:
                         self.on_note(f"recovered {done.action} of {done.proposal_id}: {done.state}")
             yield project
 
+    @property
+    def open_modes(self) -> list[tuple[bool, bool]]:
+        """The access modes (write agent, write user) opened so far."""
+        with self._lock:
+            return list(self._projects)
+
     def close(self) -> None:
         """Release every connection (the session can be used again afterwards)."""
         with self._lock:

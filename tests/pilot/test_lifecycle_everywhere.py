@@ -205,7 +205,7 @@ async def test_planning_a_consolidation_writes_nothing(demo) -> None:  # type: i
         assert modal.plan.items
         assert snapshot(root) == before
         # Nothing this session did opened the agent brain for writing.
-        assert all(not write_agent for write_agent, _user in app._projects)
+        assert all(not write_agent for write_agent, _user in app.session.open_modes)
         await pilot.press("escape")
         await settle(pilot)
     assert snapshot(root) == before

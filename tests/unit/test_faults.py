@@ -139,7 +139,7 @@ async def test_console_survives_disk_full(demo, disk_full) -> None:  # type: ign
         assert pid in {r.id for r in app.screen.rows}  # still shown pending, as it is
         assert [rows_digest(db) for db in brains(root)] == before
         disk_full[0] = False
-        app._projects.clear()  # a fresh connection without the simulated limit
+        app.session.close()  # a fresh connection without the simulated limit
         # the refused proposal is back under the cursor: the next key acts on it
         assert app.screen.current_id == pid
         await pilot.press("r")
