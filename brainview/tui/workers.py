@@ -122,11 +122,9 @@ def run_service(
     ``exclusive`` cancels the same node's earlier call of the same ``group`` (its result
     is dropped).  ``ids`` travel with a failure (the proposals a refused bulk held).
     """
-    from brainview.tui.app import BrainviewApp
+    from brainview.tui.access import brainview_app
 
-    app = node.app
-    if not isinstance(app, BrainviewApp):  # pragma: no cover - programming error
-        raise TypeError("run_service needs the brainview app")
+    app = brainview_app(node)
     return app.services.start(
         node, app.session, job, group=group, done=done, exclusive=exclusive, ids=ids
     )
