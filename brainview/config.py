@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from brainview.core.key_names import key_problem
 from brainview.core.text_rules import name_problem
 from brainview.errors import ConfigError
 
@@ -81,6 +82,8 @@ class Config:
     ui: UiConfig = field(default_factory=UiConfig)
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
+    key_files: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    """Binding id → the config file that remapped it (errors name the file)."""
 
 
 def _check(section: str, cls: type, raw: object, where: Path) -> dict[str, Any]:
@@ -147,7 +150,15 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
                 isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in raw.items()
             ):
                 raise ConfigError(f"{where}: [keys] maps binding ids to key strings")
-            cfg = replace(cfg, keys={**cfg.keys, **raw})
+            for binding_id, keys in raw.items():
+                why = key_problem(keys)
+                if why:
+                    raise ConfigError(f"{where}: [keys] {binding_id!r}: {why}")
+            cfg = replace(
+                cfg,
+                keys={**cfg.keys, **raw},
+                key_files={**cfg.key_files, **dict.fromkeys(raw, where)},
+            )
         elif key in sections:
             current = getattr(cfg, key)
             cfg = replace(cfg, **{key: replace(current, **_check(key, sections[key], raw, where))})

@@ -32,7 +32,7 @@ def _config(paths):  # type: ignore[no-untyped-def]
     from brainview.tui.keymap import validate as validate_keys
 
     config = load(paths.config_path)
-    validate_keys(config.keys)
+    validate_keys(config.keys, config.key_files)
     if config.ui.theme:
         from textual.theme import BUILTIN_THEMES
 

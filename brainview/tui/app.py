@@ -33,7 +33,7 @@ if not STYLES.is_dir():  # editable install / source checkout: styles/ at the to
 
 def _palette():  # type: ignore[no-untyped-def]
     """brainview's palette provider, imported when the palette first opens."""
-    from brainview.tui.commands import BrainviewCommands
+    from brainview.tui.palette import BrainviewCommands
 
     return BrainviewCommands
 
@@ -55,7 +55,14 @@ class BrainviewApp(App[int]):
     DEFAULT_MODE = "overview"
 
     BINDINGS = [
-        Binding("f1,question_mark", "help", "Help", id="app.help", tooltip="Keys and guide"),
+        Binding(
+            "f1,question_mark",
+            "help",
+            "Help",
+            id="app.help",
+            key_display="?",
+            tooltip="Every key that applies here, and the guide",
+        ),
         Binding("1", "go('overview')", "Overview", id="go.overview", tooltip="Both brains"),
         Binding("2", "go('triage')", "Triage", id="go.triage", tooltip="Pending proposals"),
         Binding(
@@ -65,7 +72,31 @@ class BrainviewApp(App[int]):
             id="go.communities",
             tooltip="Reflection communities and what is fading",
         ),
-        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding(
+            "q,ctrl+c",
+            "request_quit",
+            "Quit",
+            id="app.quit_ask",
+            show=False,
+            tooltip="Quit (asks first while a change is still being written)",
+        ),
+        Binding("ctrl+q", "quit", "Quit now", id="app.quit", show=False, priority=True),
+        Binding(
+            "h",
+            "pane(-1)",
+            "Pane left",
+            id="app.pane_left",
+            show=False,
+            tooltip="Focus the previous pane",
+        ),
+        Binding(
+            "l",
+            "pane(1)",
+            "Pane right",
+            id="app.pane_right",
+            show=False,
+            tooltip="Focus the next pane",
+        ),
     ]
 
     def __init__(
@@ -148,7 +179,7 @@ class BrainviewApp(App[int]):
 
     def on_resize(self, event: events.Resize) -> None:
         """Below the minimum size show a clear notice rather than a broken layout."""
-        from brainview.tui.screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+        from brainview.tui.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 
         small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
         showing = isinstance(self.screen, TooSmallScreen)
@@ -167,6 +198,41 @@ class BrainviewApp(App[int]):
 
     def on_unmount(self) -> None:
         self.session.close()
+
+    def action_request_quit(self) -> None:
+        """Quit; while a service call is still writing, ask first (``ctrl+q`` never asks).
+
+        ``q`` and ``ctrl+c`` both land here when no text box takes them (in a text
+        box ``ctrl+c`` copies and ``q`` types).
+        """
+        running = self.services.running()
+        if not running:
+            self.exit(0)
+            return
+        from brainview.tui.widgets.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit(0)
+
+        self.push_screen(
+            ConfirmScreen(
+                "Quit while work is in flight?",
+                [
+                    f"{running} change(s) still being read or written: quitting now may "
+                    "leave the last one undone (nothing is half-written).",
+                ],
+                verb="quit",
+            ),
+            answered,
+        )
+
+    def action_pane(self, step: int) -> None:
+        """Move focus to the next (``l``) or previous (``h``) pane of this screen."""
+        if step > 0:
+            self.screen.focus_next()
+        else:
+            self.screen.focus_previous()
 
     def action_go(self, name: str) -> None:
         """Switch to a top-level screen (each keeps its state between switches)."""
@@ -200,7 +266,7 @@ class BrainviewApp(App[int]):
 
     def action_consolidate(self) -> None:
         """Plan a consolidation of the agent brain and queue it for review."""
-        from brainview.tui.screens.consolidate import ConsolidateScreen
+        from brainview.tui.consolidate import ConsolidateScreen
 
         def done(result: tuple[int, str] | None) -> None:
             if not result:
@@ -250,7 +316,7 @@ class BrainviewApp(App[int]):
 
     def action_help(self) -> None:
         """Show the keys that apply here and the guide."""
-        from brainview.tui.screens.help import HelpScreen
+        from brainview.tui.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
@@ -266,7 +332,7 @@ def _screen(name: str):  # type: ignore[no-untyped-def]
         from brainview.tui.screens.triage import TriageScreen
 
         return TriageScreen()
-    from brainview.tui.screens.overview import OverviewScreen
+    from brainview.tui.overview import OverviewScreen
 
     return OverviewScreen()
 

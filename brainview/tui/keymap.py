@@ -6,7 +6,8 @@ message naming them, before the app starts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from textual.binding import Binding
 
@@ -16,8 +17,8 @@ from brainview.errors import ConfigError
 def _screens() -> dict[str, list[Binding]]:
     """Bindings per scope: the app's plus each screen's (imported lazily)."""
     from brainview.tui.app import BrainviewApp
-    from brainview.tui.screens.help import HelpScreen
-    from brainview.tui.screens.overview import OverviewScreen
+    from brainview.tui.help import HelpScreen
+    from brainview.tui.overview import OverviewScreen
     from brainview.tui.screens.triage import TriageScreen
     from brainview.tui.widgets.confirm import ConfirmScreen
     from brainview.tui.widgets.reason_prompt import ReasonPrompt
@@ -33,7 +34,7 @@ def _screens() -> dict[str, list[Binding]]:
     for name, module, cls in (
         ("communities", "brainview.tui.screens.communities", "CommunitiesScreen"),
         ("reflection", "brainview.tui.screens.reflection", "ReflectionScreen"),
-        ("consolidate", "brainview.tui.screens.consolidate", "ConsolidateScreen"),
+        ("consolidate", "brainview.tui.consolidate", "ConsolidateScreen"),
         ("policy", "brainview.tui.widgets.policy_editor", "PolicyEditor"),
     ):
         try:
@@ -60,15 +61,23 @@ def known_ids() -> dict[str, str]:
     return {b.id: b.key for bs in _screens().values() for b in bs if b.id}
 
 
-def validate(keys: dict[str, str]) -> None:
-    """Raise :class:`ConfigError` for unknown ids or clashes within one scope."""
+def validate(keys: dict[str, str], files: Mapping[str, Path] | None = None) -> None:
+    """Raise :class:`ConfigError` for unknown ids or clashes within one scope; the
+    message names the config file that remapped the id (``files``, from
+    :attr:`Config.key_files <brainview.config.Config.key_files>`)."""
     if not keys:
         return
+    files = files or {}
+
+    def where(binding_id: str | None) -> str:
+        path = files.get(binding_id or "")
+        return f"{path}: [keys]" if path else "[keys]"
+
     scopes = _screens()
     ids = {b.id for bs in scopes.values() for b in bs if b.id}
     for binding_id in keys:
         if binding_id not in ids:
-            raise ConfigError(f"[keys]: unknown binding id {binding_id!r}")
+            raise ConfigError(f"{where(binding_id)}: unknown binding id {binding_id!r}")
     app_keys = {k for b in scopes["app"] for k in _effective(b, keys)}
     for scope, bindings in scopes.items():
         seen: dict[str, str] = {}
@@ -76,12 +85,16 @@ def validate(keys: dict[str, str]) -> None:
             for key in _effective(b, keys):
                 other = seen.get(key)
                 if other and other != b.id:
+                    mapped = b.id if b.id in keys else other
                     raise ConfigError(
-                        f"[keys]: {b.id!r} and {other!r} both use {key!r} on the {scope} screen"
+                        f"{where(mapped)}: {b.id!r} and {other!r} both use {key!r} "
+                        f"on the {scope} screen"
                     )
                 seen[key] = b.id or b.action
                 if scope != "app" and b.id in keys and key in app_keys:
-                    raise ConfigError(f"[keys]: {b.id!r} uses {key!r}, already an app-wide key")
+                    raise ConfigError(
+                        f"{where(b.id)}: {b.id!r} uses {key!r}, already an app-wide key"
+                    )
 
 
 def _effective(binding: Binding, keys: dict[str, str]) -> list[str]:

@@ -100,6 +100,10 @@ class ServiceRunner:
             route.node.post_message(WorkFailed(worker.name, text, err, route.ids))
         return True
 
+    def running(self) -> int:
+        """How many service calls are still running, app-wide (quitting asks then)."""
+        return len(self._routes)
+
     def busy(self, node: DOMNode, group: str | None = None) -> bool:
         """Whether ``node`` has a service call (of ``group``) still running."""
         return any(

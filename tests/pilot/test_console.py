@@ -108,7 +108,7 @@ async def test_copy_and_export_queue(demo, tmp_path) -> None:  # type: ignore[no
 
 
 async def test_too_small_terminal_shows_notice(demo) -> None:  # type: ignore[no-untyped-def]
-    from brainview.tui.screens.too_small import TooSmallScreen
+    from brainview.tui.too_small import TooSmallScreen
 
     root, _ = demo
     app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")

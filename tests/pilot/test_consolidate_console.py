@@ -11,7 +11,7 @@ from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.consolidate import ConsolidateScreen
+from brainview.tui.consolidate import ConsolidateScreen
 from brainview.tui.screens.triage import TriageScreen
 from brainview.tui.widgets.policy_editor import PolicyEditor
 from tests.tui_helpers import settle

@@ -8,8 +8,8 @@ from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
+from brainview.tui.overview.vitals import Vitals
 from brainview.tui.widgets.retention_plot import RetentionPlot
-from brainview.tui.widgets.vitals import Vitals
 from tests.tui_helpers import settle
 
 

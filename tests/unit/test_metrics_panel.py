@@ -12,7 +12,7 @@ from test_metrics_seed import _metrics, scripted  # noqa: F401 - the fixture is 
 from textual.app import App, ComposeResult
 from textual.widgets import Sparkline
 
-from brainview.tui.widgets.metrics_panel import MetricsPanel
+from brainview.tui.overview.metrics_panel import MetricsPanel
 
 
 class PanelApp(App[None]):

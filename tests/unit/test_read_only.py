@@ -148,7 +148,7 @@ async def test_console_opened_and_quit_writes_nothing(history_demo, monkeypatch)
     """Every screen visited, a reflection opened, a consolidation planned and cancelled;
     the clustering runs in its child process (as it does from 3,000 reflections on)."""
     from brainview.services.communities import runner as clustering_runner
-    from brainview.tui.screens.consolidate import ConsolidateScreen
+    from brainview.tui.consolidate import ConsolidateScreen
 
     monkeypatch.setattr(clustering_runner, "SUBPROCESS_MIN", 0)
     root, info = history_demo

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -12,6 +13,7 @@ from textual.content import Content
 from textual.theme import BUILTIN_THEMES
 
 from brainview.core.safe_text import first_line, one_line
+from brainview.tui.access import brainview_app
 
 NAMESPACES = {
     "triage": "proposal",
@@ -21,6 +23,9 @@ NAMESPACES = {
     "reflection": "reflection",
     "overview": "overview",
 }
+if TYPE_CHECKING:
+    from brainview.services.session import Session
+
 SKIP = {"go", "app", "help"}
 
 
@@ -37,18 +42,16 @@ class BrainviewCommands(Provider):
     """Navigation, review verbs for the current screen, themes and help."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.app
+        app = brainview_app(self.screen)
         screen = self.screen
         out: list[tuple[str, Callable[[], object], str]] = [
             ("go: overview", partial(app.run_action, "go('overview')"), "Both brains"),
             ("go: triage", partial(app.run_action, "go('triage')"), "Pending proposals"),
             ("help: keys and guide", partial(app.run_action, "help"), "Effective keys"),
         ]
-        if getattr(app.paths, "agent_exists", False):
-            paused = getattr(app, "writing_paused", None)
-            verb = {True: "resume writing", False: "pause writing"}.get(
-                paused, "pause/resume writing"
-            )  # type: ignore[arg-type]
+        if app.paths.agent_exists:
+            verbs = {True: "resume writing", False: "pause writing", None: "pause/resume writing"}
+            verb = verbs[app.writing_paused]
             out += [
                 (
                     "reflections: consolidate…",
@@ -61,7 +64,7 @@ class BrainviewCommands(Provider):
                     "Rejections write no new reflection while paused",
                 ),
             ]
-        if "communities" in getattr(app, "MODES", {}):
+        if "communities" in app.MODES:
             out.append(
                 (
                     "go: communities",
@@ -102,24 +105,25 @@ class BrainviewCommands(Provider):
             score = matcher.match(label)
             if score > 0:
                 yield Hit(score, matcher.highlight(label), callback, help=help_text)
-        if len(query.strip()) >= 3 and hasattr(self.app, "open_reflection"):
-            for rid, content in await asyncio.to_thread(_find_reflections, self.app, query):
+        if len(query.strip()) >= 3:
+            app = brainview_app(self.screen)
+            for rid, content in await asyncio.to_thread(_find_reflections, app.session, query):
                 label = f"jump: reflection {one_line(rid, 24)} — {first_line(content, 50)}"
                 yield Hit(
                     0.5,
                     Content(label),
-                    partial(self.app.open_reflection, rid),  # type: ignore[attr-defined]
+                    partial(app.open_reflection, rid),
                     help="Open the reflection view",
                 )
 
 
-def _find_reflections(app: object, query: str) -> list[tuple[str, str]]:
+def _find_reflections(session: Session, query: str) -> list[tuple[str, str]]:
     """Up to five reflections whose id starts with, or whose text contains, the query."""
     from sqlalchemy import text
 
     needle = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     try:
-        with app.open_project() as project:  # type: ignore[attr-defined]
+        with session.project() as project:
             if project.agent is None:
                 return []
             with project.agent.read() as conn:

@@ -15,6 +15,6 @@ class TooSmallScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         yield Static(
             f"Terminal too small.\nbrainview needs at least {MIN_WIDTH}×{MIN_HEIGHT}.\n"
-            "Enlarge the window (ctrl+q quits).",
+            "Enlarge the window (q or ctrl+q quits).",
             id="too-small",
         )

@@ -1,0 +1,55 @@
+"""The footer every brainview screen docks: compact, and never cut mid-word.
+
+Textual's footer lays every shown binding in one row and lets the row run off the
+right edge ("^q Qui▏").  This one is compact and shows only the keys that fit whole,
+in binding order, keeping the help key (which lists everything else) always in view.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.widgets import Footer as TextualFooter
+from textual.widgets._footer import FooterKey
+
+HELP_ACTIONS = frozenset({"help", "app.help"})
+"""The binding kept in view whatever the width: it lists every key."""
+PALETTE_CELLS = 12
+"""Room kept on the right for the palette key (``▏^p palette`` and its padding)."""
+
+
+def _cells(key: FooterKey) -> int:
+    """Cells a compact footer key takes: key, space, description, right margin."""
+    return cell_len(key.key_display) + (cell_len(key.description) + 1 if key.description else 0) + 1
+
+
+class Footer(TextualFooter):
+    """A compact footer showing the keys that fit whole; ``?`` lists the rest."""
+
+    def __init__(self, *, show_command_palette: bool = True) -> None:
+        super().__init__(show_command_palette=show_command_palette, compact=True)
+        self._width = 0
+
+    def compose(self) -> ComposeResult:
+        items = list(super().compose())
+        palette = [i for i in items if i.has_class("-command-palette")]
+        keys = [i for i in items if isinstance(i, FooterKey) and i not in palette]
+        room = (self._width or self.app.size.width) - (PALETTE_CELLS if palette else 0)
+        keep = [k for k in keys if k.action in HELP_ACTIONS][:1]
+        room -= sum(_cells(k) for k in keep)
+        for key in keys:
+            if key in keep:
+                continue
+            if _cells(key) > room:
+                break
+            keep.append(key)
+            room -= _cells(key)
+        yield from (k for k in keys if k in keep)
+        yield from palette
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Refit on a new width (the keys that fit change)."""
+        if event.size.width != self._width:
+            self._width = event.size.width
+            self.call_after_refresh(self.recompose)
