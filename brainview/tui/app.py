@@ -228,11 +228,29 @@ class BrainviewApp(App[int]):
         )
 
     def action_pane(self, step: int) -> None:
-        """Move focus to the next (``l``) or previous (``h``) pane of this screen."""
-        if step > 0:
-            self.screen.focus_next()
+        """Focus the next (``l``) or previous (``h``) pane of this screen.
+
+        Panes are the focusable widgets that hold no other focusable widget (a page
+        scroller around two panes is not one); focus inside a pane counts as that pane.
+        """
+        chain = self.screen.focus_chain
+        panes = [w for w in chain if not any(w in other.ancestors for other in chain)]
+        if not panes:
+            return
+        focused = self.screen.focused
+        here = next(
+            (
+                i
+                for i, p in enumerate(panes)
+                if focused is p or (focused and p in focused.ancestors)
+            ),
+            None,
+        )
+        if here is None:
+            target = panes[0] if step > 0 else panes[-1]
         else:
-            self.screen.focus_previous()
+            target = panes[(here + step) % len(panes)]
+        self.screen.set_focus(target)
 
     def action_go(self, name: str) -> None:
         """Switch to a top-level screen (each keeps its state between switches)."""

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from brainview.errors import ConfigError
 
 
-def _screens() -> dict[str, list[Binding]]:
+def scopes() -> dict[str, list[Binding]]:
     """Bindings per scope: the app's plus each screen's (imported lazily)."""
     from brainview.tui.app import BrainviewApp
     from brainview.tui.help import HelpScreen
@@ -58,7 +58,7 @@ def _bindings(items: Iterable[object]) -> list[Binding]:
 
 def known_ids() -> dict[str, str]:
     """Binding id → its default key(s)."""
-    return {b.id: b.key for bs in _screens().values() for b in bs if b.id}
+    return {b.id: b.key for bs in scopes().values() for b in bs if b.id}
 
 
 def validate(keys: dict[str, str], files: Mapping[str, Path] | None = None) -> None:
@@ -73,13 +73,13 @@ def validate(keys: dict[str, str], files: Mapping[str, Path] | None = None) -> N
         path = files.get(binding_id or "")
         return f"{path}: [keys]" if path else "[keys]"
 
-    scopes = _screens()
-    ids = {b.id for bs in scopes.values() for b in bs if b.id}
+    by_scope = scopes()
+    ids = {b.id for bs in by_scope.values() for b in bs if b.id}
     for binding_id in keys:
         if binding_id not in ids:
             raise ConfigError(f"{where(binding_id)}: unknown binding id {binding_id!r}")
-    app_keys = {k for b in scopes["app"] for k in _effective(b, keys)}
-    for scope, bindings in scopes.items():
+    app_keys = {k for b in by_scope["app"] for k in _effective(b, keys)}
+    for scope, bindings in by_scope.items():
         seen: dict[str, str] = {}
         for b in bindings:
             for key in _effective(b, keys):

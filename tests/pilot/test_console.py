@@ -62,6 +62,7 @@ async def test_remapped_accept_key(demo) -> None:  # type: ignore[no-untyped-def
     [
         ('[keys]\n"triage.nope" = "y"\n', "triage.nope"),
         ('[keys]\n"triage.accept" = "r"\n', "triage.reject"),
+        ('[keys]\n"triage.accept" = "ctrl+shift+banana"\n', "ctrl+shift+banana"),
         ("[review]\nrecord_only = 3\n", "review.record_only"),
         ("[ui]\ntheme = 'no-such-theme'\n", "no-such-theme"),
         ("[bogus]\nx = 1\n", "bogus"),
@@ -81,6 +82,8 @@ def test_bad_config_exits_cleanly(demo, toml: str, needle: str) -> None:  # type
     assert out.returncode == int(ExitCode.CONFIG)
     assert needle in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+    if toml.startswith("[keys]"):  # key errors name the file they come from
+        assert "brainview.toml" in out.stderr
 
 
 async def test_copy_and_export_queue(demo, tmp_path) -> None:  # type: ignore[no-untyped-def]

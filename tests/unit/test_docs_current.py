@@ -8,7 +8,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def test_keys_and_config_docs_are_current() -> None:
-    from brainview.tui.docgen import config_md, keys_md
+    from brainview.docgen import config_md, keys_md
 
-    assert (DOCS / "keys.md").read_text() == keys_md(), "run: python -m brainview.tui.docgen"
-    assert (DOCS / "config.md").read_text() == config_md(), "run: python -m brainview.tui.docgen"
+    hint = "run: python -m brainview.docgen --write"
+    assert (DOCS / "keys.md").read_text() == keys_md(), hint
+    assert (DOCS / "config.md").read_text() == config_md(), (
+        "run: python -m brainview.docgen --write"
+    )

@@ -1,6 +1,6 @@
 """One brain's pane on the overview: path, vital signs, retention, (agent) metrics.
 
-The pane owns what it shows: :meth:`BrainPane.loading`, :meth:`show_stats`,
+The pane owns what it shows: :meth:`BrainPane.show_loading`, :meth:`show_stats`,
 :meth:`show_missing`, :meth:`show_retention` and :meth:`stop_loading` are the only
 ways in; the screen routes service results to them and touches nothing inside.
 """
@@ -57,7 +57,7 @@ class BrainPane(VerticalScroll):
     def vitals(self) -> Vitals:
         return self.query_one(Vitals)
 
-    def loading(self) -> None:
+    def show_loading(self) -> None:
         """Back to "counting…" while the numbers are read again."""
         self.vitals.data = None
         for plot in self._plots():

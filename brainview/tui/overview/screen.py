@@ -66,7 +66,7 @@ class OverviewScreen(Screen[None]):
         self.pane("user").path = str(paths.user_db)
         self.pane("agent").path = str(paths.agent_db) if paths.agent_db else "—"
         for pane in self.query(BrainPane):
-            pane.loading()
+            pane.show_loading()
         self.load_stats()
 
     def load_stats(self) -> None:

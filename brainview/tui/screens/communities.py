@@ -16,10 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, ProgressBar, Static, TabbedContent, TabPane
 
 from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
+from brainview.tui.footer import Footer
 from brainview.tui.screens.communities_fading import FadingActions
 from brainview.tui.screens.communities_messages import (
     ClusteringProgress,

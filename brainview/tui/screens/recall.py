@@ -14,9 +14,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input
+from textual.widgets import Header, Input
 
 from brainview.tui.app import STYLES
+from brainview.tui.footer import Footer
 from brainview.tui.widgets.recall_box import RecallBox
 
 if TYPE_CHECKING:

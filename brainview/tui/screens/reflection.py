@@ -21,10 +21,11 @@ from textual.containers import ScrollableContainer, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
+from brainview.tui.footer import Footer
 from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
 from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot

@@ -15,10 +15,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from brainview.core.safe_text import one_line
 from brainview.tui.bindings import explained
+from brainview.tui.footer import Footer
 from brainview.tui.screens.triage_decide import TriageDecisions
 from brainview.tui.screens.triage_extras import TriageExtras
 from brainview.tui.screens.triage_marks import TriageMarks
