@@ -1,88 +1,74 @@
-"""Make sure Debian's Chromium is installed for the browser tests.
+"""Find a Chromium for the browser tests — never install one.
 
-CI runs the README's test command on a fresh Debian machine as root, where Chromium is
-not installed.  Rather than change that command, the browser tests call
-:func:`ensure_chromium`: when ``/usr/bin/chromium`` is missing and we are root with
-``apt-get``, it installs Debian's ``chromium`` package (the only browser the tests use;
-Playwright never downloads one of its own).  A file lock serialises the pytest-xdist
-workers, so only one of them runs apt and the others wait for it.
+The test suite changes nothing on the machine: no package manager, no download.  A
+browser is looked for, in order, at ``$BRAINVIEW_CHROMIUM``, on ``PATH``
+(``chromium``, ``chromium-browser``, ``google-chrome``), then where Playwright keeps
+the browser it installs itself.  When there is none (or Playwright itself is missing)
+the browser tests skip with the reason and how to get one (see the README):
 
-Run by hand: ``python tests/browser/chromium_setup.py`` prints the browser's path.
+* Debian/Ubuntu: ``sudo apt-get install chromium``
+* anywhere, no root: ``.venv/bin/playwright install chromium``
+
+Run by hand: ``python tests/browser/chromium_setup.py`` prints the browser found.
 """
 
 from __future__ import annotations
 
-import fcntl
+import importlib.util
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-CHROMIUM = Path("/usr/bin/chromium")
-LOCK = Path(tempfile.gettempdir()) / "brainview-chromium-install.lock"
-APT_TIMEOUT_S = 900
-APT_OPTIONS = ["-o", "DPkg::Lock::Timeout=300", "-q"]
+ENV = "BRAINVIEW_CHROMIUM"
+NAMES = ("chromium", "chromium-browser", "google-chrome")
+HOW = "install one with `sudo apt-get install chromium` or `.venv/bin/playwright install chromium`"
 
 
 class ChromiumUnavailable(Exception):
-    """Chromium is missing and this machine cannot install it (the reason is the message)."""
+    """No usable Chromium (or no Playwright); the message says why and how to get it."""
 
 
-class ChromiumInstallFailed(Exception):
-    """apt-get was there and allowed, yet installing Chromium failed."""
-
-
-def ensure_chromium() -> Path:
-    """The Chromium executable, installed through apt-get first when needed."""
-    if _usable(CHROMIUM):
-        return CHROMIUM
-    if shutil.which("apt-get") is None:
-        raise ChromiumUnavailable(f"{CHROMIUM} is missing and there is no apt-get to install it")
-    if os.geteuid() != 0:
-        raise ChromiumUnavailable(
-            f"{CHROMIUM} is missing and installing it needs root: apt-get install chromium"
-        )
-    with LOCK.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits here while one installs
-        try:
-            if not _usable(CHROMIUM):
-                _apt_install("chromium")
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    if not _usable(CHROMIUM):
-        raise ChromiumInstallFailed(f"apt-get installed chromium, yet {CHROMIUM} is missing")
-    return CHROMIUM
+def find_chromium() -> Path:
+    """A Chromium executable for Playwright to drive; raises when there is none."""
+    if importlib.util.find_spec("playwright") is None:
+        raise ChromiumUnavailable("the Playwright driver is not installed: pip install -e '.[dev]'")
+    given = os.environ.get(ENV)
+    if given:
+        if _usable(Path(given)):
+            return Path(given)
+        raise ChromiumUnavailable(f"{ENV}={given} is not an executable file")
+    for name in NAMES:
+        found = shutil.which(name)
+        if found and _usable(Path(found)):
+            return Path(found)
+    bundled = _playwright_chromium()
+    if bundled is not None:
+        return bundled
+    raise ChromiumUnavailable(f"no Chromium found ({ENV}, PATH, Playwright's own); {HOW}")
 
 
 def _usable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
-def _apt_install(package: str) -> None:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for argv in (
-        ["apt-get", *APT_OPTIONS, "update"],
-        ["apt-get", *APT_OPTIONS, "install", "-y", "--no-install-recommends", package],
-    ):
-        done = subprocess.run(
-            argv,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=APT_TIMEOUT_S,
-            check=False,
-        )
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise ChromiumInstallFailed(f"{' '.join(argv)} failed: {' | '.join(tail)}")
+def _playwright_chromium() -> Path | None:
+    """The browser ``playwright install chromium`` put in its cache, if it did (looked
+    up without starting Playwright: only the expected path is checked)."""
+    base = Path(
+        os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright"
+    )
+    if not base.is_dir():
+        return None
+    for candidate in sorted(base.glob("chromium-*/chrome-linux*/chrome"), reverse=True):
+        if _usable(candidate):
+            return candidate
+    return None
 
 
 if __name__ == "__main__":
     try:
-        print(ensure_chromium())
-    except (ChromiumUnavailable, ChromiumInstallFailed) as err:
+        print(find_chromium())
+    except ChromiumUnavailable as err:
         print(f"chromium_setup: {err}", file=sys.stderr)
         raise SystemExit(1) from None

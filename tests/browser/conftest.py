@@ -1,19 +1,17 @@
-"""Fixtures for the browser tests: Debian's Chromium, installed on demand."""
+"""Fixtures for the browser tests: a Chromium already on the machine, else a skip."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from chromium_setup import ChromiumInstallFailed, ChromiumUnavailable, ensure_chromium
+from chromium_setup import ChromiumUnavailable, find_chromium
 
 
 @pytest.fixture(scope="session")
 def chromium() -> Path:
-    """``/usr/bin/chromium``: installed with apt-get when missing (root); else skip."""
+    """A Chromium executable; the test skips (with how to get one) when there is none."""
     try:
-        return ensure_chromium()
+        return find_chromium()
     except ChromiumUnavailable as err:
-        pytest.skip(f"no Chromium for the browser test: {err}")
-    except ChromiumInstallFailed as err:
-        pytest.fail(f"could not install Chromium: {err}")
+        pytest.skip(f"browser test skipped: {err}")
