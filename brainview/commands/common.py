@@ -130,11 +130,13 @@ def stdout_is_terminal() -> bool:
 
 
 def emit_json(data: object, *, sort_keys: bool = False) -> None:
-    """One strict JSON document on stdout (ASCII-escaped on a terminal, raw UTF-8
-    otherwise); a non-finite number a brain holds is written as ``null``."""
+    """One strict JSON document on stdout: on a terminal indented for people and
+    ASCII-escaped, otherwise (piped) compact on one line in raw UTF-8; a non-finite
+    number a brain holds is written as ``null``."""
     from brainview.core.json_strict import dumps
 
-    text = dumps(data, ensure_ascii=stdout_is_terminal(), sort_keys=sort_keys)
+    tty = stdout_is_terminal()
+    text = dumps(data, ensure_ascii=tty, sort_keys=sort_keys, indent=2 if tty else None)
     sys.stdout.write(text + "\n")
 
 
