@@ -76,3 +76,19 @@ def project(demo):  # type: ignore[no-untyped-def]
 def now():  # type: ignore[no-untyped-def]
     """The frozen "now" of every demo brain."""
     return DEMO_NOW
+
+
+_COLLECTED = pytest.StashKey[int]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    session.config.stash[_COLLECTED] = len(session.items)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """``pytest --collect-only -q`` ends with the total too: the ``-q`` in addopts makes
+    that ``-qq``, where pytest prints only per-file counts."""
+    config = terminalreporter.config
+    if config.option.collectonly and config.get_verbosity() < -1:
+        total = config.stash.get(_COLLECTED, 0)
+        terminalreporter.write_line(f"{total} tests collected")

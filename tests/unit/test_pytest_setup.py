@@ -1,0 +1,21 @@
+"""The suite's own ergonomics: ``pytest --collect-only -q`` says how many tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_collect_only_quiet_prints_the_total() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "tests/unit/test_guide_numbers.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert out.strip().splitlines()[-1] == "3 tests collected"
