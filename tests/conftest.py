@@ -91,4 +91,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
     if config.option.collectonly and config.get_verbosity() < -1:
         total = config.stash.get(_COLLECTED, 0)
-        terminalreporter.write_line(f"{total} tests collected")
+        terminalreporter.write_line(f"{total} test{'' if total == 1 else 's'} collected")

@@ -141,3 +141,19 @@ class TestHelp:
         from brainview.tui.keymap import known_ids
 
         assert slots() <= set(known_ids()), slots() - set(known_ids())
+
+
+async def test_export_toast_shows_the_absolute_path(demo, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    monkeypatch.chdir(tmp_path)
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*"queue.csv", "enter")
+        await settle(pilot)
+        said = [n.message for n in app._notifications]
+    target = tmp_path / "queue.csv"
+    assert target.is_file()
+    assert any(m.endswith(f"to {target}") for m in said), said

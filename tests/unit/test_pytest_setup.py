@@ -18,4 +18,4 @@ def test_collect_only_quiet_prints_the_total() -> None:
         timeout=120,
         check=True,
     ).stdout
-    assert out.strip().splitlines()[-1] == "1 tests collected"
+    assert out.strip().splitlines()[-1] == "1 test collected"

@@ -88,11 +88,12 @@ class TriageExtras:
             }
             for r in self.rows
         ]
+        target = Path(path).expanduser().absolute()  # the toast says where, in full
         try:
-            n = export_rows(rows, Path(path).expanduser())
+            n = export_rows(rows, target)
         except Exception as err:  # noqa: BLE001 - shown to the user
             self.post_message(ActionFailed(one_line(str(err), 200)))
             return
         self.app.call_from_thread(
-            self.notify, f"exported {n} row(s) to {one_line(path, 60)}", markup=False
+            self.notify, f"exported {n} row(s) to {one_line(str(target), 200)}", markup=False
         )
