@@ -1,8 +1,8 @@
-"""The footer every brainview screen docks: compact, and never cut mid-word.
+"""The footer every brainview screen docks: never cut mid-word.
 
 Textual's footer lays every shown binding in one row and lets the row run off the
-right edge ("^q Qui▏").  This one is compact and shows only the keys that fit whole,
-in binding order, keeping the help key (which lists everything else) always in view.
+right edge ("^q Qui▏").  This one shows only the keys that fit whole, in binding order,
+keeping the help key (which lists everything else) always in view.
 """
 
 from __future__ import annotations
@@ -20,15 +20,16 @@ PALETTE_CELLS = 12
 
 
 def _cells(key: FooterKey) -> int:
-    """Cells a compact footer key takes: key, space, description, right margin."""
-    return cell_len(key.key_display) + (cell_len(key.description) + 1 if key.description else 0) + 1
+    """Cells a footer key takes: the key padded by one each side, then its description
+    and one space (Textual's ``FooterKey`` padding)."""
+    return cell_len(key.key_display) + 2 + (cell_len(key.description) + 1 if key.description else 0)
 
 
 class Footer(TextualFooter):
-    """A compact footer showing the keys that fit whole; ``?`` lists the rest."""
+    """A footer showing the keys that fit whole; ``?`` lists the rest."""
 
     def __init__(self, *, show_command_palette: bool = True) -> None:
-        super().__init__(show_command_palette=show_command_palette, compact=True)
+        super().__init__(show_command_palette=show_command_palette)
         self._width = 0
 
     def compose(self) -> ComposeResult:
