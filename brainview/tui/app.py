@@ -22,6 +22,9 @@ from brainview.tui.clock import Clock, system_clock
 from brainview.tui.workers import ServiceRunner, WorkFailed, run_service
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+    from textual.screen import Screen
+
     from brainview.services.project import Project
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.session import Session
@@ -31,7 +34,7 @@ if not STYLES.is_dir():  # editable install / source checkout: styles/ at the to
     STYLES = Path(__file__).resolve().parents[2] / "styles"
 
 
-def _palette():  # type: ignore[no-untyped-def]
+def _palette() -> type[Provider]:
     """brainview's palette provider, imported when the palette first opens."""
     from brainview.tui.palette import BrainviewCommands
 
@@ -340,7 +343,7 @@ class BrainviewApp(App[int]):
             self.push_screen(HelpScreen(self.screen))
 
 
-def _screen(name: str):  # type: ignore[no-untyped-def]
+def _screen(name: str) -> Screen[None]:
     """Import a top-level screen only when it is first shown."""
     if name == "communities":
         from brainview.tui.screens.communities import CommunitiesScreen
@@ -362,9 +365,16 @@ def _os_user() -> str:
         return "maintainer"
 
 
-def make_app(paths: BrainPaths, **kwargs: object) -> BrainviewApp:
+def make_app(
+    paths: BrainPaths,
+    *,
+    clock: Clock = system_clock,
+    decider: str | None = None,
+    start: str | None = None,
+    config: Config | None = None,
+) -> BrainviewApp:
     """Factory shared by the CLI and the tests."""
-    return BrainviewApp(paths, **kwargs)  # type: ignore[arg-type]
+    return BrainviewApp(paths, clock=clock, decider=decider, start=start, config=config)
 
 
 def run_app(paths: BrainPaths, *, screen: str | None = None, config: Config | None = None) -> int:
