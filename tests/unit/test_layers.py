@@ -118,9 +118,16 @@ def sql_literals(tree: ast.AST) -> Iterator[tuple[int, str]]:
     docstrings left out."""
     skip = _docstrings(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-            if SQL_TEXT.search(node.value):
-                yield node.lineno, node.value
+        if isinstance(node, ast.JoinedStr):  # an f-string is read whole, holes as {}
+            skip.update(id(v) for v in node.values)
+            parts = [v.value if isinstance(v, ast.Constant) else "{}" for v in node.values]
+            text = "".join(str(p) for p in parts)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if id(node) not in skip and SQL_TEXT.search(text):
+            yield node.lineno, text
 
 
 def _modules(*parts: str) -> Iterator[tuple[str, ast.AST]]:
@@ -211,6 +218,7 @@ def test_the_allowlists_only_name_what_still_exists() -> None:
     [
         'q = text("SELECT id FROM neuron WHERE x = :x")',
         'conn.execute(f"UPDATE brainview_decision SET undone_at = {at}")',
+        'conn.execute(f"SELECT id, {cols} " f"FROM brainview_proposal WHERE {clause}")',
         "DDL = '''\nCREATE TABLE IF NOT EXISTS t (a)\n'''",
         'driver(conn).execute("PRAGMA data_version")',
         'conn.execute("INSERT OR IGNORE INTO t VALUES (1)")',

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text
-
 from brainview.core.json_strict import loads_stored
 from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.core.outcomes import OUTCOME_KIND
@@ -34,7 +32,7 @@ from brainview.services.apply.stale import QueuedRef, stale_all
 from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
-from brainview.store import bounded
+from brainview.store import bounded, proposal_reads
 from brainview.store.bounded import too_large
 from brainview.store.cards import card_of
 from brainview.store.decision_rows import latest_decision
@@ -99,16 +97,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     """Read one proposal and its context from both brains."""
     agent = project.require_agent()
     with agent.read() as conn:
-        stored = conn.execute(
-            text(
-                f"SELECT id, kind, skill, status, {bounded.cut('summary', bounded.SUMMARY_CHARS)}, "
-                f"{bounded.cut('rationale', bounded.RATIONALE_CHARS)}, created_at, "
-                f"{bounded.params()}, runtime, "
-                f"substr(suspicion, 1, {bounded.SUSPICION_CHARS}), {bounded.size('params_json')} "
-                "FROM brainview_proposal WHERE id = :id"
-            ),
-            {"id": proposal_id},
-        ).first()
+        stored = proposal_reads.proposal_shown(conn, proposal_id)
         if stored is None:
             raise NotFoundError(f"no proposal {proposal_id}")
         if stored[1] == OUTCOME_KIND:
@@ -117,33 +106,14 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                 f"brainview outcome show {proposal_id}"
             )
         row = _shown(stored)
-        note = bounded.cut("note", bounded.NOTE_CHARS)
-        links = [
-            (rid, role, stance, bounded.shown(note, n, bounded.NOTE_CHARS))
-            for rid, role, stance, note, n in conn.execute(
-                text(
-                    f"SELECT reflection_id, role, stance, {note} FROM brainview_consult "
-                    "WHERE proposal_id = :id ORDER BY role, seq"
-                ),
-                {"id": proposal_id},
-            )
-        ]
+        links = proposal_reads.consult_links(conn, proposal_id)
         refl = neurons_by_ids(conn, agent.era, [r[0] for r in links])
         states = lifecycle.statuses(conn, agent.era, [r[0] for r in links])
         views: list[ReflectionView] = []
         for rid, role, stance, note in links:
             n = refl.get(rid)
             card = card_of(conn, agent.era, rid)
-            grades = [
-                int(g)
-                for (g,) in conn.execute(
-                    text(
-                        "SELECT grade FROM spike WHERE neuron_id = :id "
-                        "ORDER BY fired_at DESC, id DESC LIMIT 5"
-                    ),
-                    {"id": rid},
-                )
-            ][::-1]
+            grades = proposal_reads.recent_grades(conn, rid, 5)
             views.append(
                 ReflectionView(
                     id=rid,
@@ -250,15 +220,7 @@ def _summarised(uconn, project: Project, d: ProposalDetail) -> bool:  # type: ig
         return False
     olds = [d.params["old"]] if d.kind == "rename_domain" else list(d.params["sources"])
     new = d.params["new"] if d.kind == "rename_domain" else d.params["target"]
-    live = project.user.era.live("neuron")
-    sizes = {
-        dom: int(
-            uconn.execute(
-                text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND {live}"), {"d": dom}
-            ).scalar_one()
-        )
-        for dom in olds
-    }
+    sizes = {dom: proposal_reads.live_in_domain(uconn, project.user.era, dom) for dom in olds}
     total = sum(sizes.values())
     if total <= PREVIEW_NEURON_LIMIT:
         return False
