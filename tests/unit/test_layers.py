@@ -160,9 +160,12 @@ def face_violations() -> list[str]:
                     continue
                 if _is(name, *DRIVERS):
                     out.append(f"{rel} imports {name}")
-                elif _is(name, "brainview.store") and name != "brainview.store":
-                    if not any(_is(name, ok) for ok in FACE_STORE_ALLOWED):
-                        out.append(f"{rel} imports {name}")
+                elif (
+                    _is(name, "brainview.store")
+                    and name != "brainview.store"
+                    and not any(_is(name, ok) for ok in FACE_STORE_ALLOWED)
+                ):
+                    out.append(f"{rel} imports {name}")
     return sorted(out)
 
 
