@@ -158,9 +158,7 @@ def face_violations() -> list[str]:
             for name in set(runtime_imports(tree)):
                 if name in allowed or _is(name, *allowed):
                     continue
-                if _is(name, *DRIVERS):
-                    out.append(f"{rel} imports {name}")
-                elif (
+                if _is(name, *DRIVERS) or (
                     _is(name, "brainview.store")
                     and name != "brainview.store"
                     and not any(_is(name, ok) for ok in FACE_STORE_ALLOWED)
