@@ -74,7 +74,7 @@ SQL_IN_SERVICES_ALLOWED = (
 )
 
 SQL_TEXT = re.compile(
-    r"\bSELECT\b[\s\S]*\bFROM\b"
+    r"\bSELECT\b[\s\S]*\b(?:FROM|WHERE)\b"
     r"|\bINSERT\s+(?:OR\s+\w+\s+)?INTO\b"
     r"|\bUPDATE\s+\w+\s+SET\b"
     r"|\bDELETE\s+FROM\b"
@@ -220,6 +220,7 @@ def test_the_allowlists_only_name_what_still_exists() -> None:
         'q = text("SELECT id FROM neuron WHERE x = :x")',
         'conn.execute(f"UPDATE brainview_decision SET undone_at = {at}")',
         'conn.execute(f"SELECT id, {cols} " f"FROM brainview_proposal WHERE {clause}")',
+        'total = conn.execute(text(f"SELECT COUNT(*) {base} WHERE {where}"))',
         "DDL = '''\nCREATE TABLE IF NOT EXISTS t (a)\n'''",
         'driver(conn).execute("PRAGMA data_version")',
         'conn.execute("INSERT OR IGNORE INTO t VALUES (1)")',
