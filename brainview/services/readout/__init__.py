@@ -18,7 +18,7 @@ from brainview.core.grading import GRADE_NAMES
 from brainview.core.json_strict import loads_stored
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.store import bounded, proposal_listing
+from brainview.store import bounded, decision_reads, proposal_listing, proposal_reads
 
 STATUS_SETS: dict[str, tuple[str, ...] | None] = {
     "pending": ("pending",),
@@ -142,3 +142,14 @@ def _proposal_row(r: Sequence[Any], grades: dict[str, list[dict[str, Any]]]) -> 
         "decision": decision,
         "grades": grades.get(decision["decision_id"], []) if decision else [],
     }
+
+
+def policy_proposer(project: Project, policy_id: str) -> str | None:
+    """The ``summarize_community`` proposal that would create policy ``policy_id`` (so
+    "no proposal X" can point at it), ``None`` when there is none."""
+    if project.agent is None:
+        return None
+    with project.agent.read() as conn:
+        if not proposal_reads.has_queue(conn):
+            return None
+        return decision_reads.policy_proposer(conn, policy_id)
