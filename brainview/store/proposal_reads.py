@@ -8,7 +8,7 @@ page.  Nothing here writes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, text
 
@@ -97,10 +97,26 @@ def queue_signature(conn: Connection) -> tuple[int, int, int]:
     return (int(row[0]), int(row[1]), int(row[2]))
 
 
-def proposal_shown(conn: Connection, proposal_id: str) -> tuple[Any, ...] | None:
-    """One proposal as the detail pane shows it: ``(id, kind, skill, status, summary
-    cut, rationale cut, created_at, params_json or None, runtime, suspicion, params
-    size)`` — the cut columns are ``(text, full length)`` pairs flattened."""
+class ShownProposal(NamedTuple):
+    """One proposal as the detail pane shows it; long texts cut and marked
+    (:func:`brainview.store.bounded.shown`)."""
+
+    id: str
+    kind: str
+    skill: str
+    status: str
+    summary: str
+    rationale: str
+    created_at: str
+    params_json: str | None
+    """``None`` when too large to load (``params_size`` says how large)."""
+    runtime: str | None
+    suspicion: str | None
+    params_size: int
+
+
+def proposal_shown(conn: Connection, proposal_id: str) -> ShownProposal | None:
+    """One proposal with its texts bounded, ``None`` when there is none."""
     row = conn.execute(
         text(
             f"SELECT id, kind, skill, status, {bounded.cut('summary', bounded.SUMMARY_CHARS)}, "
@@ -111,7 +127,13 @@ def proposal_shown(conn: Connection, proposal_id: str) -> tuple[Any, ...] | None
         ),
         {"id": proposal_id},
     ).first()
-    return None if row is None else tuple(row)
+    if row is None:
+        return None
+    summary = bounded.shown(row[4], row[5], bounded.SUMMARY_CHARS)
+    rationale = bounded.shown(row[6], row[7], bounded.RATIONALE_CHARS)
+    return ShownProposal(
+        *row[:4], summary, rationale, row[8], row[9], row[10], row[11], int(row[12] or 0)
+    )
 
 
 def consult_links(conn: Connection, proposal_id: str) -> list[tuple[str, str, str, Any]]:
