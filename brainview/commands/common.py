@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from brainview.errors import UsageError
 
@@ -100,11 +100,6 @@ def load_config(args: argparse.Namespace):  # noqa: ANN201 - brainview.config.Co
     from brainview.config import load
 
     return load(paths_of(args).config_path)
-
-
-def decider_of(args: argparse.Namespace, config: Any) -> str:
-    """``--decider``, else config ``review.decider``, else the OS user."""
-    return getattr(args, "decider", None) or config.review.decider or os_user()
 
 
 def parse_when(value: str, *, flag: str, clock: datetime) -> str:

@@ -13,12 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import (
     cell,
-    decider_of,
     emit_json,
     emit_lines,
-    load_config,
-    now,
     open_project,
+    session_of,
 )
 from brainview.errors import InvalidInputError, UsageError
 
@@ -75,10 +73,8 @@ def report(args: argparse.Namespace) -> int:
     from brainview.services import outcome
 
     parsed = outcome.parse_report(raw)  # shape errors need no brain: report them first
-    clock = now()
-    decider = args.decider or parsed.skill
-    with open_project(args, write_agent=True) as project:
-        result = outcome.report_outcome(project, parsed, decider=decider, now=clock, source="cli")
+    with session_of(args) as session:
+        result = session.report_outcome(parsed, decider=args.decider or parsed.skill, source="cli")
     data = result.to_json()
     if args.json:
         emit_json(data)
@@ -102,11 +98,9 @@ def show(args: argparse.Namespace) -> int:
 
 def undo(args: argparse.Namespace) -> int:
     """Undo a recorded outcome exactly."""
-    from brainview.services import outcome
-
-    actor = decider_of(args, load_config(args))
-    with open_project(args, write_agent=True) as project:
-        res = outcome.undo_outcome(project, args.id, now=now(), actor=actor)
+    with session_of(args) as session:
+        actor = session.decider
+        res = session.undo_outcome(args.id)
     data = {
         "id": res.proposal_id,
         "decision_id": res.decision_id,

@@ -9,43 +9,18 @@ Reading the queue (``list``, ``show``) is :mod:`brainview.commands.proposals_rea
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from brainview.commands.common import (
     cell,
-    decider_of,
     emit_json,
     emit_lines,
-    load_config,
-    note,
-    now,
-    open_project,
-    paths_of,
     session_of,
 )
-from brainview.errors import ConflictError, NotFoundError, UsageError
+from brainview.errors import UsageError
 
 if TYPE_CHECKING:
     import argparse
-
-
-@contextmanager
-def _deciding(args: argparse.Namespace, *, user: bool) -> Iterator[Any]:
-    """The project opened for a decision: agent writable, user brain too when ``user``.
-
-    With the user brain writable, apply intents a crash left open are finished (or rolled
-    back) first, as the console does at start (:func:`brainview.services.apply.recover`).
-    """
-    from brainview.services import apply
-    from brainview.services.project import Project
-
-    with Project.open(paths_of(args), write_agent=True, write_user=user) as project:
-        if user:
-            for outcome in apply.recover(project, now=now()):
-                note(f"recovered {outcome.action} of {outcome.proposal_id}: {outcome.state}")
-        yield project
 
 
 def _policy_text(source: str | None) -> str | None:
@@ -68,16 +43,12 @@ def _policy_text(source: str | None) -> str | None:
 
 def _decide(args: argparse.Namespace, verdict: str) -> int:
     from brainview.core.grading import GRADE_NAMES
-    from brainview.services import review
 
     policy_text = _policy_text(getattr(args, "policy_text", None))
     with session_of(args) as session:
         decider = session.decider
         if verdict == "dismiss" and len(args.ids) == 1 and args.reason is None:
-            with session.deciding(user=False) as project:
-                results = [
-                    review.dismiss(project, args.ids[0], decider=decider, now=session.clock())
-                ]
+            results = [session.dismiss(args.ids[0])]
         else:
             results = session.decide(args.ids, verdict, reason=args.reason, policy_text=policy_text)
     rows = [
@@ -131,20 +102,14 @@ def dismiss(args: argparse.Namespace) -> int:
 def undo(args: argparse.Namespace) -> int:
     """Undo a decision (by decision id, decided proposal id, or ``--last``) and the rest
     of its bulk, as one unit; an applied one is reverted in the user brain too."""
-    from brainview.services import review
-    from brainview.services.review.revert import unit_of
+    from brainview.services.outcome import is_outcome
 
-    actor = decider_of(args, load_config(args))
-    clock = now()
-    with open_project(args) as project, project.require_agent().read() as conn:
-        decision = _which_decision(conn, None if args.last else args.id)
-        unit = unit_of(conn, str(decision["id"]))
-    applied = any(d["apply_state"] == "applied" for d in unit)
-    with _deciding(args, user=applied) as project:
-        from brainview.services.outcome import is_outcome
-
-        outcomes = is_outcome(project, [str(d["proposal_id"]) for d in unit])
-        results = review.undo_unit(project, str(decision["id"]), now=clock, actor=actor)
+    with session_of(args) as session:
+        target = session.undo_target(None if args.last else args.id)
+        with session.project() as project:
+            outcomes = is_outcome(project, [str(d["proposal_id"]) for d in target.unit])
+        results = session.undo_named(target)
+    decision = target.decision
     first = results[0]
     data = {
         "decision_id": first.decision_id,
@@ -178,39 +143,6 @@ def undo(args: argparse.Namespace) -> int:
         out.insert(0, f"undone one bulk decision of {len(results)} proposals, as one unit:")
     emit_lines(out)
     return 0
-
-
-def _which_decision(conn: Any, ident: str | None) -> dict[str, Any]:
-    """The decision to undo: by id, the live one of a proposal id, or the latest."""
-    from sqlalchemy import text
-
-    from brainview.services import review
-    from brainview.store.readmodel import table_exists
-
-    if not table_exists(conn, "brainview_decision"):
-        raise NotFoundError("no decisions recorded in this agent brain")
-    if ident is None:
-        latest = review.latest_decision(conn)
-        if latest is None:
-            raise NotFoundError("no decision left to undo")
-        return latest
-    row = (
-        conn.execute(text("SELECT * FROM brainview_decision WHERE id = :id"), {"id": ident})
-        .mappings()
-        .first()
-    )
-    if row is not None:
-        return dict(row)
-    latest = review.latest_decision(conn, ident)
-    if latest is not None:
-        return latest
-    undone = review.latest_undone(conn, ident)
-    if undone is not None:  # e.g. another process undid it a moment ago
-        raise ConflictError(
-            f"the decision on proposal {ident} was already undone at {undone['undone_at']} "
-            f"by {undone['undone_by']}; nothing left to undo"
-        )
-    raise NotFoundError(f"no decision or decided proposal {ident!r}")
 
 
 def _after_undo(outcome: bool) -> str:

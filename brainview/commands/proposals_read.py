@@ -127,30 +127,17 @@ def show(args: argparse.Namespace) -> int:
 
 def _not_found(project: Any, ident: str) -> str:
     """ "no proposal X", pointing at the proposal when X is a policy one would create."""
-    from sqlalchemy import text
-
     from brainview.services.outcome import is_outcome
-    from brainview.store.readmodel import table_exists
+    from brainview.services.readout import policy_proposer
 
     message = f"no proposal {cell(ident, 80)}"
     if project.agent is None:
         return message
     if is_outcome(project, [ident]):
         return f"{message}: it is a tutor/QABot outcome (brainview outcome show {cell(ident, 80)})"
-    with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return message
-        row = conn.execute(
-            text(
-                "SELECT id FROM brainview_proposal WHERE kind = 'summarize_community' "
-                "AND json_extract(params_json, '$.policy') = :p LIMIT 1"
-            ),
-            {"p": ident},
-        ).first()
-    if row is not None:
-        message += (
-            f"; it is the policy proposed by {cell(row[0], 80)} (proposals show {cell(row[0], 80)})"  # noqa: E501
-        )
+    proposer = policy_proposer(project, ident)
+    if proposer is not None:
+        message += f"; it is the policy proposed by {cell(proposer, 80)} (proposals show {cell(proposer, 80)})"  # noqa: E501
     return message
 
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import (
     cell,
-    decider_of,
     emit_json,
     emit_lines,
     load_config,
     note,
     now,
     open_project,
+    session_of,
 )
 from brainview.errors import UsageError
 
@@ -79,14 +79,8 @@ def consolidate(args: argparse.Namespace) -> int:
 
 
 def _switch(args: argparse.Namespace, enabled: bool) -> int:
-    from brainview.services.lifecycle.writing import set_writing
-
-    actor = decider_of(args, load_config(args))
-    reason = getattr(args, "reason", None)
-    with open_project(args, write_agent=True) as project:
-        state, changed = set_writing(
-            project, enabled=enabled, actor=actor, now=now(), reason=reason
-        )
+    with session_of(args) as session:
+        state, changed = session.set_writing(enabled, getattr(args, "reason", None))
     if args.json:
         emit_json({**state.to_json(), "changed": changed})
         return 0

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import (
     cell,
-    decider_of,
     emit_json,
     emit_lines,
     fmt_float,
     load_config,
     now,
     open_project,
+    session_of,
 )
 from brainview.errors import UsageError
 
@@ -43,14 +43,11 @@ def _ids(args: argparse.Namespace) -> list[str]:
 
 
 def _batch(args: argparse.Namespace, verb: str) -> int:
-    from brainview.services import lifecycle
-
     if verb != "reinstate" and not (args.reason or "").strip():
         raise UsageError(f"reflect {verb}: --reason is required")
-    actor = decider_of(args, load_config(args))
-    action = getattr(lifecycle, verb)
-    with open_project(args, write_agent=True) as project:
-        result = action(project, _ids(args), reason=args.reason or "", actor=actor, now=now())
+    with session_of(args) as session:
+        actor = session.decider
+        result = session.lifecycle(verb, _ids(args), reason=args.reason or "")
     data: dict[str, Any] = {
         "batch_id": result.batch_id,
         "action": result.verb,
@@ -93,13 +90,8 @@ def reinstate(args: argparse.Namespace) -> int:
 
 def undo(args: argparse.Namespace) -> int:
     """Revert a lifecycle batch exactly (``--last``: the most recent one)."""
-    from brainview.services import lifecycle
-
-    actor = decider_of(args, load_config(args))
-    with open_project(args, write_agent=True) as project:
-        result = lifecycle.undo_batch(
-            project, None if args.last else args.batch, actor=actor, now=now()
-        )
+    with session_of(args) as session:
+        result = session.undo_lifecycle(None if args.last else args.batch)
     data = {
         "batch_id": result.batch_id,
         "undo_batch_id": result.undo_batch_id,

@@ -33,6 +33,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from brainview.core.safe_text import one_line
 from brainview.errors import BrainviewError, ExitCode
 from brainview.services.project import Project
+from brainview.services.session import Session as ServiceSession
+from brainview.services.session import curator_session
 
 if TYPE_CHECKING:
     from brainview.store.discovery import BrainPaths
@@ -68,6 +70,11 @@ class Call:
     def project(self, *, write_agent: bool = False) -> Project:
         """Both brains, opened for this call (use as a context manager)."""
         return Project.open(self.paths, write_agent=write_agent)
+
+    def session(self) -> ServiceSession:
+        """The services' door for this call's actions (the runtime decides, at ``now``);
+        use as a context manager."""
+        return curator_session(self.paths, runtime=self.runtime, now=self.now)
 
 
 @dataclass(frozen=True)

@@ -71,8 +71,6 @@ def report_outcome(
     already_recorded, ...}.
     """
     report = outcomes.parse_report(outcome)
-    with call.project(write_agent=True) as project:
-        done = outcomes.report_outcome(
-            project, report, decider=call.runtime, now=call.now, source=SOURCE
-        )
+    with call.session() as session:
+        done = session.report_outcome(report, source=SOURCE)
     return done.to_json()

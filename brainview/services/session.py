@@ -6,7 +6,10 @@ A :class:`Session` holds what every use case needs and every face used to wire b
 session for its life (workers call it from threads); a CLI command makes one, calls it
 and closes it.  Decisions go through :meth:`decide`, :meth:`dismiss` and :meth:`undo`
 so the console and ``brainview accept|reject|dismiss|undo`` pass the same arguments to
-:mod:`brainview.services.review`.
+:mod:`brainview.services.review`; so do reflection lifecycle batches (challenge,
+invalidate, reinstate, a blast-radius action, their undo), the reflection-writing
+switch and tutor/QABot outcomes.  Reads a face needs for a decision — a queue page, a
+proposal's detail, the unit an undo would revert — come through here too.
 """
 
 from __future__ import annotations
@@ -25,8 +28,16 @@ from brainview.services.project import Project
 from brainview.store.discovery import BrainPaths
 
 if TYPE_CHECKING:
+    from brainview.core.outcomes import OutcomeReport
+    from brainview.services.lifecycle import BatchResult, UndoBatchResult
+    from brainview.services.lifecycle.blast import BlastAction
+    from brainview.services.lifecycle.writing import WritingState
+    from brainview.services.outcome.result import OutcomeResult
     from brainview.services.review import DecisionResult
+    from brainview.services.review.detail import ProposalDetail
+    from brainview.services.review.queue import QueueRow
     from brainview.services.review.revert import UndoResult
+    from brainview.services.review.undo_offer import LastUnit, UndoTarget
 
 Clock = Callable[[], datetime]
 Verdict = Literal["accept", "reject", "dismiss"]
@@ -37,6 +48,11 @@ MovedHandler = Callable[[list[str], set[str]], None]
 def wall_clock() -> datetime:
     """Now, to the second, in UTC."""
     return datetime.now(UTC).replace(microsecond=0)
+
+
+def curator_session(paths: BrainPaths, *, runtime: str, now: datetime) -> Session:
+    """One curator call's session (MCP): the runtime decides at ``now``, default config."""
+    return Session(paths=paths, config=Config(), clock=lambda: now, decider=runtime)
 
 
 @dataclass
@@ -63,9 +79,8 @@ class Session:
         decider: str | None = None,
         os_user: Callable[[], str] | None = None,
     ) -> Session:
-        """A session with the config read from the project (unless given) and the
-        decider taken from ``decider``, else config ``review.decider``, else the OS
-        user."""
+        """A session: config from the project unless given; decider ``decider``, else
+        config ``review.decider``, else the OS user."""
         cfg = config if config is not None else load_config(paths.config_path)
         name = decider or cfg.review.decider or (os_user() if os_user else "maintainer")
         return cls(paths=paths, config=cfg, clock=clock or wall_clock, decider=name)
@@ -97,8 +112,7 @@ class Session:
 
     @contextmanager
     def deciding(self, *, user: bool) -> Iterator[Project]:
-        """The project opened to decide: agent writable, the user brain too if
-        ``user`` (apply intents a crash left open are finished first)."""
+        """Agent writable, user brain too if ``user`` (open apply intents finished first)."""
         from brainview.services import apply
 
         with self.project(write_agent=True, write_user=user) as project:
@@ -178,3 +192,109 @@ class Session:
                 project = stack.enter_context(self.project(write_agent=True))
             return review.undo_unit(project, decision_id, now=self.clock(), actor=self.decider)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def dismiss(self, proposal_id: str, reason: str | None = None) -> DecisionResult:
+        """Set one proposal aside (a stale one's reason is recorded when none is given)."""
+        from brainview.services import review
+
+        with self.deciding(user=False) as project:
+            return review.dismiss(
+                project, proposal_id, reason, decider=self.decider, now=self.clock()
+            )
+
+    def undo_target(self, ident: str | None = None) -> UndoTarget:
+        """What undoing ``ident`` (decision or proposal id; ``None``: the last) reverts."""
+        from brainview.services.review.undo_offer import undo_target
+
+        with self.project() as project:
+            return undo_target(project, ident)
+
+    def undo_named(self, target: UndoTarget) -> list[UndoResult]:
+        """Undo the unit of :meth:`undo_target` (user brain writable only if applied)."""
+        from brainview.services import review
+
+        with self.deciding(user=target.applied) as project:
+            did = str(target.decision["id"])
+            return review.undo_unit(project, did, now=self.clock(), actor=self.decider)
+
+    def last_unit(self) -> LastUnit | None:
+        """The decision ``undo --last`` would revert now, with its bulk's size."""
+        from brainview.services.review.undo_offer import last_unit
+
+        with self.project() as project:
+            return last_unit(project)
+
+    def queue_page(
+        self, *, status: str = "pending", sort: str = "age", needle: str = "", offset: int = 0
+    ) -> tuple[list[QueueRow], int]:
+        """One page of the queue and the total matching."""
+        from brainview.services.review import queue
+
+        with self.project() as project:
+            return queue.page(project, status=status, sort=sort, needle=needle, offset=offset)
+
+    def detail(self, proposal_id: str) -> ProposalDetail:
+        """One proposal with both brains' context, as of this session's clock."""
+        from brainview.services.review import detail
+
+        with self.project() as project:
+            return detail.load(project, proposal_id, self.clock())
+
+    # -- reflections, outcomes -------------------------------------------------------
+
+    def lifecycle(self, verb: str, ids: Sequence[str], reason: str = "") -> BatchResult:
+        """``challenge``, ``invalidate`` or ``reinstate`` reflections as one batch."""
+        from brainview.services import lifecycle
+
+        with self.project(write_agent=True) as project:
+            return lifecycle.run_batch(
+                project, verb, ids, reason=reason, actor=self.decider, now=self.clock()
+            )
+
+    def blast(self, action: BlastAction) -> BatchResult:
+        """A blast-radius action (a verb over reflections plus proposals to flag)."""
+        from brainview.services.lifecycle import blast
+
+        with self.project(write_agent=True) as project:
+            return blast.apply(project, action, actor=self.decider, now=self.clock())
+
+    def undo_lifecycle(self, batch_id: str | None = None) -> UndoBatchResult:
+        """Revert a lifecycle batch exactly (``None``: the most recent one)."""
+        from brainview.services import lifecycle
+
+        with self.project(write_agent=True) as project:
+            return lifecycle.undo_batch(project, batch_id, actor=self.decider, now=self.clock())
+
+    def writing(self) -> WritingState:
+        """Whether rejections write reflections (the project's switch)."""
+        from brainview.services.lifecycle import writing
+
+        with self.project() as project:
+            return writing.state(project)
+
+    def set_writing(self, enabled: bool, reason: str | None = None) -> tuple[WritingState, bool]:
+        """Pause or resume reflection writing; the new state and whether it changed."""
+        from brainview.services.lifecycle import writing
+
+        with self.project(write_agent=True) as project:
+            return writing.set_writing(
+                project, enabled=enabled, actor=self.decider, now=self.clock(), reason=reason
+            )
+
+    def report_outcome(
+        self, report: OutcomeReport, *, decider: str | None = None, source: str = "api"
+    ) -> OutcomeResult:
+        """Record a tutor/QABot outcome (``decider``: else this session's decider)."""
+        from brainview.services import outcome
+
+        with self.project(write_agent=True) as project:
+            return outcome.report_outcome(
+                project, report, decider=decider or self.decider, now=self.clock(), source=source
+            )
+
+    def undo_outcome(self, outcome_id: str) -> UndoResult:
+        """Undo a recorded outcome exactly."""
+        from brainview.services import outcome
+
+        with self.project(write_agent=True) as project:
+            return outcome.undo_outcome(project, outcome_id, now=self.clock(), actor=self.decider)

@@ -1,5 +1,4 @@
-"""Row writers for the decision path (agent brain), recording every change so undo
-is exact.
+"""Row writers for the decision path (agent brain), logging every change: undo is exact.
 
 Everything here runs inside the caller's transaction (nothing opens one) and goes
 through an :class:`~brainview.store.effects.EffectLog`.  Raw row access lives in

@@ -22,7 +22,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.errors import NotFoundError
@@ -36,6 +36,7 @@ from brainview.services.audit.grades import (
 )
 from brainview.services.lifecycle import blast
 from brainview.services.project import Project
+from brainview.store import history_reads
 from brainview.store.changelog import LoggedEvent, first_event, neuron_events
 from brainview.store.effects import logged_effects
 from brainview.store.era import Era
@@ -175,17 +176,9 @@ def _origin(conn: Connection, era: Era, rid: str, created_at: str) -> Origin:
     reinstate, an undo — brings it back, it does not write it), else pre-existing.
     Changesets brainview writes to change a reflection's state never count
     (:func:`~brainview.store.changelog.first_event`)."""
-    if table_exists(conn, "brainview_decision"):
-        hit = conn.execute(
-            text(
-                "SELECT d.decided_at, d.decider, d.id, d.proposal_id, p.kind, p.summary, d.reason "
-                "FROM brainview_decision d LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
-                "WHERE d.new_reflection_id = :r ORDER BY d.decided_at LIMIT 1"
-            ),
-            {"r": rid},
-        ).first()
-        if hit is not None:  # a failed tutor / QABot outcome writes its lesson the same way
-            return Origin("outcome" if hit[4] == OUTCOME_KIND else "rejection", *hit)
+    written = history_reads.written_by_decision(conn, rid)
+    if written is not None:  # a failed tutor / QABot outcome writes its lesson the same way
+        return Origin("outcome" if written[4] == OUTCOME_KIND else "rejection", *written)
     if era.has_changelog:
         hit = first_event(conn, rid)
         if hit is not None and hit[0] == "neuron.add":
@@ -217,29 +210,11 @@ def _weights(conn: Connection, rid: str) -> list[WeightChange]:
 def _merges(conn: Connection, era: Era, rid: str) -> list[MergeEntry]:
     if not era.has_lineage:
         return []
-    rows = conn.execute(
-        text(
-            "SELECT 'absorbed', parent_id, at FROM neuron_predecessor WHERE child_id = :r "
-            "UNION ALL SELECT 'merged_into', child_id, at FROM neuron_predecessor "
-            "WHERE parent_id = :r ORDER BY 3"
-        ),
-        {"r": rid},
-    )
-    return [MergeEntry(str(role), str(other), at) for role, other, at in rows]
+    return [
+        MergeEntry(str(role), str(other), at)
+        for role, other, at in history_reads.lineage(conn, rid)
+    ]
 
 
 def _lifecycle(conn: Connection, rid: str) -> list[LifecycleEntry]:
-    if not table_exists(conn, "brainview_lifecycle"):
-        return []
-    if not table_exists(conn, "brainview_lifecycle_batch"):
-        sql = (
-            "SELECT at, state, reason, actor, batch_id, NULL, NULL, NULL "
-            "FROM brainview_lifecycle WHERE reflection_id = :r ORDER BY id"
-        )
-    else:
-        sql = (
-            "SELECT l.at, l.state, l.reason, l.actor, l.batch_id, b.action, b.undone_at, "
-            "b.undone_by FROM brainview_lifecycle l LEFT JOIN brainview_lifecycle_batch b "
-            "ON b.id = l.batch_id WHERE l.reflection_id = :r ORDER BY l.id"
-        )
-    return [LifecycleEntry(*row) for row in conn.execute(text(sql), {"r": rid})]
+    return [LifecycleEntry(*row) for row in history_reads.lifecycle_moves(conn, rid)]

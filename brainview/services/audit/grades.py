@@ -11,13 +11,12 @@ undone decision's effect log (:mod:`brainview.store.grade_history`) and marked
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core.grading import GRADE_NAMES
+from brainview.store import history_reads
 from brainview.store.grade_history import undone_grades
-from brainview.store.readmodel import table_exists
 
 UNDONE_LIMIT = 500
 """Undone grades read per trail by default (the total is always counted)."""
@@ -50,26 +49,8 @@ class GradeEntry:
 
 def live_grades(conn: Connection, rid: str) -> list[GradeEntry]:
     """Every spike of ``rid``, oldest first, with its decision when brainview fired it."""
-    spikes = conn.execute(
-        text(
-            "SELECT id, grade, fired_at, session_id FROM spike WHERE neuron_id = :r "
-            "ORDER BY fired_at, id"
-        ),
-        {"r": rid},
-    ).fetchall()
-    behind: dict[int, tuple[Any, ...]] = {}
-    if table_exists(conn, "brainview_grade"):
-        for row in conn.execute(
-            text(
-                "SELECT g.spike_id, g.decision_id, d.proposal_id, p.kind, p.summary, g.stance, "
-                "d.verdict, d.decider FROM brainview_grade g "
-                "JOIN brainview_decision d ON d.id = g.decision_id "
-                "LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
-                "WHERE g.reflection_id = :r"
-            ),
-            {"r": rid},
-        ):
-            behind[int(row[0])] = tuple(row[1:])
+    spikes = history_reads.spikes_of(conn, rid)
+    behind = history_reads.grades_behind(conn, rid)
     out = []
     for sid, grade, fired_at, session in spikes:
         extra = behind.get(int(sid))

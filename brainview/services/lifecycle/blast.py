@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.services import lifecycle
 from brainview.services.project import Project
+from brainview.store import blast_reads
 from brainview.store.bv_schema_lifecycle import BatchLog
-from brainview.store.readmodel import neurons_by_ids, table_exists
+from brainview.store.readmodel import neurons_by_ids
 
 LIMIT = 300
 
@@ -88,39 +89,11 @@ class BlastRadius:
         return list(dict.fromkeys(p.proposal_id for p in self.pending if p.supported))
 
 
-def _in(ids: Sequence[str], prefix: str) -> tuple[str, dict[str, Any]]:
-    marks = ",".join(f":{prefix}{i}" for i in range(len(ids)))
-    return marks, {f"{prefix}{i}": v for i, v in enumerate(ids)}
-
-
 def proposals_of(conn: Connection, ids: list[str]) -> list[ProposalHit]:
     """Proposals that consulted or retrieved any of ``ids`` (pending first, newest first)."""
-    if not table_exists(conn, "brainview_consult"):
-        return []
-    marks, params = _in(ids, "t")
-    rows = conn.execute(
-        text(
-            "SELECT c.proposal_id, c.reflection_id, c.role, c.stance, p.kind, p.summary, "
-            "p.status FROM brainview_consult c JOIN brainview_proposal p ON p.id = c.proposal_id "
-            f"WHERE c.reflection_id IN ({marks}) "
-            "ORDER BY CASE WHEN p.status = 'pending' THEN 0 ELSE 1 END, p.created_at DESC, "
-            "c.proposal_id, c.reflection_id"
-        ),
-        params,
-    ).fetchall()
+    rows = blast_reads.consult_hits(conn, ids)
     decided = sorted({str(r[0]) for r in rows if r[6] != "pending"})
-    verdicts: dict[str, tuple[str, str, str]] = {}
-    if decided and table_exists(conn, "brainview_decision"):
-        for start in range(0, len(decided), 400):
-            marks, params = _in(decided[start : start + 400], "d")
-            for pid, verdict, decider, at in conn.execute(
-                text(
-                    "SELECT proposal_id, verdict, decider, decided_at FROM brainview_decision "
-                    f"WHERE undone_at IS NULL AND proposal_id IN ({marks}) ORDER BY decided_at"
-                ),
-                params,
-            ):
-                verdicts[str(pid)] = (str(verdict), str(decider), str(at))
+    verdicts = blast_reads.live_verdicts(conn, decided)
     out = []
     for pid, rid, role, stance, kind, summary, status in rows:
         v = verdicts.get(str(pid), (None, None, None))
@@ -134,16 +107,7 @@ def _relations(
     """``{neighbour: [reason, …]}`` from synapses and shared spike sessions."""
     targets = set(ids)
     rel: dict[str, list[str]] = {}
-    marks, params = _in(ids, "t")
-    live = agent_era.live_synapse("s")
-    co = "s.co_fires" if "co_fires" in agent_era.synapse_cols else "0"
-    for pre, post, typ, weight, co_fires in conn.execute(
-        text(
-            f"SELECT s.pre, s.post, s.type, s.weight, {co} FROM synapse s WHERE {live} AND "
-            f"(s.pre IN ({marks}) OR s.post IN ({marks})) ORDER BY s.pre, s.post, s.type"
-        ),
-        params,
-    ):
+    for pre, post, typ, weight, co_fires in blast_reads.synapses_touching(conn, agent_era, ids):
         other, target = (post, pre) if pre in targets else (pre, post)
         if other in targets:
             continue
@@ -153,15 +117,7 @@ def _relations(
             rel.setdefault(other, []).append(f"co-fired {co_fires}× with {target} ({typ})")
         else:
             rel.setdefault(other, []).append(f"{typ} {float(weight or 0):.2f} with {target}")
-    for nid, target, sessions in conn.execute(
-        text(
-            "SELECT s2.neuron_id, s1.neuron_id, COUNT(DISTINCT s1.session_id) FROM spike s1 "
-            "JOIN spike s2 ON s2.session_id = s1.session_id AND s2.neuron_id != s1.neuron_id "
-            f"WHERE s1.neuron_id IN ({marks}) AND s1.session_id IS NOT NULL "
-            "GROUP BY s2.neuron_id, s1.neuron_id ORDER BY 3 DESC, 1 LIMIT :lim"
-        ),
-        {**params, "lim": limit * 4},
-    ):
+    for nid, target, sessions in blast_reads.shared_sessions(conn, ids, limit * 4):
         if nid not in targets:
             rel.setdefault(nid, []).append(f"shared {sessions} spike session(s) with {target}")
     return rel
@@ -240,18 +196,10 @@ def flag(
     flagged: list[str] = []
     wanted = set(targets)
     for pid in dict.fromkeys(proposal_ids):
-        row = log.conn.execute(
-            text("SELECT status, suspicion FROM brainview_proposal WHERE id = :p"), {"p": pid}
-        ).first()
+        row = blast_reads.status_and_suspicion(log.conn, pid)
         if row is None or row[0] != "pending":
             continue
-        consults = log.conn.execute(
-            text(
-                "SELECT reflection_id, role, stance FROM brainview_consult "
-                "WHERE proposal_id = :p ORDER BY role, seq"
-            ),
-            {"p": pid},
-        ).fetchall()
+        consults = blast_reads.consults_of(log.conn, pid)
         base = {"kind": "blast", "verb": verb_past, "detail": reason[:200], "at": at}
         flags = [
             {**base, "reflection": rid, "role": role, "stance": stance or "support"}
@@ -308,3 +256,16 @@ def describe_flag(flag: dict[str, Any]) -> str:
 def describe_suspicion(value: str | None) -> list[str]:
     """Every flag of a ``suspicion`` value as one plain-text line."""
     return [describe_flag(f) for f in decode_suspicion(value)]
+
+
+def radius_view(
+    project: Project, ids: Sequence[str]
+) -> tuple[BlastRadius, dict[str, Any], dict[str, lifecycle.Status]]:
+    """What the blast-radius modal shows: :func:`radius`, the target rows
+    (:class:`~brainview.store.readmodel.NeuronRow` by id) and their lifecycle states."""
+    found = radius(project, ids)
+    agent = project.require_agent()
+    with agent.read() as conn:
+        rows = neurons_by_ids(conn, agent.era, list(ids))
+        states = lifecycle.statuses(conn, agent.era, list(rows))
+    return found, rows, states

@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.services.project import Project
+from brainview.store import tombstone_reads
 from brainview.store.bv_schema_lifecycle import BatchLog
 from brainview.store.readmodel import table_exists
 
@@ -44,7 +45,6 @@ _NOISE = re.compile(
     r"|\[/?[@$#a-zA-Z][^\[\]\n]{0,200}\]|\[/\]"  # markup tags
 )
 _WORD = re.compile(r"\w+")
-_CHUNK = 400
 
 
 def normalise(content: str | None) -> list[str]:
@@ -146,9 +146,7 @@ def near_many(
 
     A text never matches its own tombstone (same id).
     """
-    if not contents or not table_exists(conn, "brainview_tombstone_band"):
-        return {}
-    if conn.execute(text("SELECT 1 FROM brainview_tombstone_band LIMIT 1")).first() is None:
+    if not contents or not tombstone_reads.any_band(conn):
         return {}  # nothing buried (the usual case): skip the hashing
     sets = {rid: shingles(c) for rid, c in contents.items()}
     wanted: dict[tuple[int, str], set[str]] = {}
@@ -157,45 +155,17 @@ def near_many(
             for band, bucket in enumerate(buckets(sh)):
                 wanted.setdefault((band, bucket), set()).add(rid)
     hits: dict[str, set[str]] = {}
-    pairs = list(wanted)
-    for start in range(0, len(pairs), _CHUNK):
-        chunk = pairs[start : start + _CHUNK]
-        clause = " OR ".join(f"(band = :b{i} AND bucket = :k{i})" for i in range(len(chunk)))
-        params = {f"b{i}": b for i, (b, _k) in enumerate(chunk)}
-        params |= {f"k{i}": k for i, (_b, k) in enumerate(chunk)}
-        for tid, band, bucket in conn.execute(
-            text(
-                f"SELECT reflection_id, band, bucket FROM brainview_tombstone_band WHERE {clause}"
-            ),
-            params,
-        ):
-            for rid in wanted.get((int(band), str(bucket)), ()):
-                if rid != tid:
-                    hits.setdefault(rid, set()).add(tid)
-    texts = _contents(conn, {t for ts in hits.values() for t in ts})
+    for tid, band, bucket in tombstone_reads.band_hits(conn, list(wanted)):
+        for rid in wanted.get((band, bucket), ()):
+            if rid != tid:
+                hits.setdefault(rid, set()).add(tid)
+    texts = tombstone_reads.buried_contents(conn, {t for ts in hits.values() for t in ts})
     out: dict[str, list[Match]] = {}
     for rid, tids in hits.items():
         found = [Match(t, jaccard(sets[rid], shingles(texts[t]))) for t in tids if t in texts]
         found = [m for m in found if m.score >= threshold]
         if found:
             out[rid] = sorted(found, key=lambda m: (-m.score, m.tombstone_id))
-    return out
-
-
-def _contents(conn: Connection, ids: Iterable[str]) -> dict[str, str]:
-    unique = sorted(set(ids))
-    out: dict[str, str] = {}
-    for start in range(0, len(unique), _CHUNK):
-        chunk = unique[start : start + _CHUNK]
-        marks = ",".join(f":t{i}" for i in range(len(chunk)))
-        rows = conn.execute(
-            text(
-                "SELECT reflection_id, content FROM brainview_tombstone "
-                f"WHERE lifted_at IS NULL AND reflection_id IN ({marks})"
-            ),
-            {f"t{i}": t for i, t in enumerate(chunk)},
-        )
-        out.update((str(r), str(c)) for r, c in rows)
     return out
 
 
@@ -214,15 +184,7 @@ def check_text(project: Project, content: str, *, threshold: float = THRESHOLD) 
 
 def listing(conn: Connection, *, include_lifted: bool = False) -> list[Tombstone]:
     """Every tombstone, newest first."""
-    if not table_exists(conn, "brainview_tombstone"):
-        return []
-    where = "" if include_lifted else " WHERE lifted_at IS NULL"
-    rows = conn.execute(
-        text(
-            "SELECT reflection_id, content, skill, reason, batch_id, created_at, lifted_at "
-            f"FROM brainview_tombstone{where} ORDER BY created_at DESC, reflection_id"
-        )
-    )
+    rows = tombstone_reads.tombstone_rows(conn, include_lifted=include_lifted)
     return [Tombstone(*r) for r in rows]
 
 
@@ -234,12 +196,5 @@ def live_lookalikes(
     with agent.read() as conn:
         if not table_exists(conn, "brainview_tombstone"):
             return {}
-        rows = conn.execute(
-            text(
-                "SELECT id, content FROM neuron WHERE type = 'reflection' AND "
-                f"{agent.era.live('neuron')} ORDER BY created_at DESC, id LIMIT :n"
-            ),
-            {"n": limit},
-        )
-        contents = {str(r): str(c or "") for r, c in rows}
+        contents = tombstone_reads.live_reflection_texts(conn, agent.era, limit)
         return near_many(conn, contents, threshold=threshold)

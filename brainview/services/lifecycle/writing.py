@@ -15,14 +15,14 @@ import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.errors import InvalidInputError
 from brainview.services import text_guard
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_schema
-from brainview.store.readmodel import table_exists
+from brainview.store.meta_kv import drop_meta, meta_value, put_meta
 
 KEY = "reflections.paused"
 MAX_REASON = 2_000
@@ -44,13 +44,11 @@ class WritingState:
 
 def read_state(conn: Connection) -> WritingState:
     """The project's switch (inside any agent-brain transaction)."""
-    if not table_exists(conn, "brainview_meta"):
-        return WritingState(False)
-    row = conn.execute(text("SELECT value FROM brainview_meta WHERE key = :k"), {"k": KEY}).first()
-    if row is None:
+    stored = meta_value(conn, KEY)
+    if stored is None:
         return WritingState(False)
     try:
-        data = json.loads(row[0])
+        data = json.loads(stored)
     except ValueError:
         return WritingState(True, reason="(unreadable pause record)")
     return WritingState(True, data.get("by"), data.get("at"), data.get("reason"))
@@ -79,11 +77,9 @@ def set_writing(
         if current.paused != enabled:
             return current, False
         if enabled:
-            conn.execute(text("DELETE FROM brainview_meta WHERE key = :k"), {"k": KEY})
+            drop_meta(conn, KEY)
             return WritingState(False), True
         at = fsrs_math.format_ts(now)
         value = json.dumps({"by": actor, "at": at, "reason": reason}, ensure_ascii=False)
-        conn.execute(
-            text("INSERT INTO brainview_meta (key, value) VALUES (:k, :v)"), {"k": KEY, "v": value}
-        )
+        put_meta(conn, KEY, value)
         return WritingState(True, actor, at, reason), True

@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core.grading import GRADE_NAMES
 from brainview.core.json_strict import loads_stored
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.store import bounded
-from brainview.store.readmodel import table_exists
+from brainview.store import bounded, decision_reads, proposal_listing, proposal_reads
 
 STATUS_SETS: dict[str, tuple[str, ...] | None] = {
     "pending": ("pending",),
@@ -31,9 +30,7 @@ STATUS_SETS: dict[str, tuple[str, ...] | None] = {
 }
 MAX_LIMIT = 10_000
 SUMMARY = bounded.SUMMARY_CHARS
-_DECISION_COLS = (
-    "id, verdict, reason, decider, decided_at, seconds_on_screen, new_reflection_id, apply_state"
-)
+_DECISION_COLS = proposal_listing.DECISION_COLS
 
 
 @dataclass(frozen=True)
@@ -52,33 +49,6 @@ class ProposalQuery:
     limit: int = 100
 
 
-def in_clause(column: str, values: Sequence[str], name: str, params: dict[str, Any]) -> str:
-    marks = []
-    for i, value in enumerate(values):
-        params[f"{name}{i}"] = value
-        marks.append(f":{name}{i}")
-    return f"{column} IN ({', '.join(marks)})"
-
-
-def _where(q: ProposalQuery, params: dict[str, Any]) -> tuple[list[str], str]:
-    statuses = STATUS_SETS[q.status]
-    clauses = ["p.kind <> 'outcome'"]  # tutor / QABot outcomes: `brainview outcome show`
-    if statuses is not None:
-        clauses.append(in_clause("p.status", statuses, "st", params))
-    if q.kinds:
-        clauses.append(in_clause("p.kind", q.kinds, "k", params))
-    if q.skills:
-        clauses.append(in_clause("p.skill", q.skills, "sk", params))
-    ts = "p.created_at" if q.on == "created" else "COALESCE(d.decided_at, '')"
-    if q.since:
-        clauses.append(f"{ts} >= :since")
-        params["since"] = q.since
-    if q.until:
-        clauses.append(f"{ts} < :until")
-        params["until"] = q.until
-    return clauses, ts
-
-
 def _decision(row: Sequence[Any]) -> dict[str, Any] | None:
     if row[0] is None:
         return None
@@ -89,40 +59,22 @@ def _decision(row: Sequence[Any]) -> dict[str, Any] | None:
 def grades_of(conn: Connection, decision_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
     """The grades each decision fired, in consulted order."""
     out: dict[str, list[dict[str, Any]]] = {d: [] for d in decision_ids}
-    for start in range(0, len(decision_ids), 500):
-        params: dict[str, Any] = {}
-        where = in_clause("decision_id", decision_ids[start : start + 500], "d", params)
-        for did, rid, stance, grade, fired in conn.execute(
-            text(
-                "SELECT decision_id, reflection_id, stance, grade, fired_at FROM brainview_grade "
-                f"WHERE {where} ORDER BY rowid"
-            ),
-            params,
-        ):
-            out[did].append(
-                {
-                    "reflection": rid,
-                    "stance": stance,
-                    "grade": int(grade),
-                    "grade_name": GRADE_NAMES.get(int(grade), str(grade)),
-                    "fired_at": fired,
-                }
-            )
+    for did, rid, stance, grade, fired in proposal_listing.grade_rows(conn, decision_ids):
+        out[did].append(
+            {
+                "reflection": rid,
+                "stance": stance,
+                "grade": int(grade),
+                "grade_name": GRADE_NAMES.get(int(grade), str(grade)),
+                "fired_at": fired,
+            }
+        )
     return out
 
 
 def decisions_of(conn: Connection, proposal_id: str) -> list[dict[str, Any]]:
     """Every decision on one proposal (undone ones too), oldest first, with grades."""
-    if not table_exists(conn, "brainview_decision"):
-        return []
-    cols = _DECISION_COLS.replace("reason", f"substr(reason, 1, {bounded.REASON_CHARS})")
-    rows = conn.execute(
-        text(
-            f"SELECT {cols}, undone_at, undone_by, length(reason) FROM brainview_decision "
-            "WHERE proposal_id = :p ORDER BY decided_at, rowid"
-        ),
-        {"p": proposal_id},
-    ).fetchall()
+    rows = proposal_listing.decisions_on(conn, proposal_id)
     grades = grades_of(conn, [r[0] for r in rows])
     out = []
     for r in rows:
@@ -139,40 +91,14 @@ def list_proposals(
     """One page of proposals, the total matching, and the cursor of the next page."""
     if project.agent is None:
         return [], 0, None
-    params: dict[str, Any] = {"limit": max(1, min(q.limit, MAX_LIMIT)) + 1}
-    clauses, ts = _where(q, params)
-    base = (
-        "FROM brainview_proposal p LEFT JOIN brainview_decision d "
-        "ON d.proposal_id = p.id AND d.undone_at IS NULL"
-    )
-    counted = " AND ".join(clauses) or "1=1"
-    page_clauses = list(clauses)
-    if q.after:
-        at, _, pid = q.after.partition("|")
-        page_clauses.append(f"({ts} > :at OR ({ts} = :at AND p.id > :aid))")
-        params.update(at=at, aid=pid)
-    where = " AND ".join(page_clauses) or "1=1"
+    limit = max(1, min(q.limit, MAX_LIMIT)) + 1
     with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return [], 0, None
-        total = int(conn.execute(text(f"SELECT COUNT(*) {base} WHERE {counted}"), params).scalar())
-        dcols = ", ".join(f"d.{c.strip()}" for c in _DECISION_COLS.split(","))
-        dcols = dcols.replace("d.reason", f"substr(d.reason, 1, {bounded.REASON_CHARS})")
-        # Every free-text column is read bounded (a brain may hold a 50 MB params_json):
-        # the cut values in place, their lengths after the decision's columns.
-        rows = conn.execute(
-            text(
-                f"SELECT p.id, p.kind, p.skill, p.status, substr(p.summary, 1, {SUMMARY}), "
-                "p.created_at, p.received_at, p.source, p.n_consulted, "
-                f"{bounded.params('p.params_json')}, "
-                f"substr(p.suspicion, 1, {bounded.SUSPICION_CHARS}), {ts}, {dcols}, "
-                f"length(p.summary), {bounded.size('p.params_json')}, length(d.reason) "
-                f"{base} WHERE {where} ORDER BY {ts}, p.id LIMIT :limit"
-            ),
-            params,
-        ).fetchall()
-        more = len(rows) >= params["limit"]
-        rows = rows[: params["limit"] - 1]
+        rows, total = proposal_listing.proposal_page(
+            conn, statuses=STATUS_SETS[q.status], kinds=q.kinds, skills=q.skills,
+            since=q.since, until=q.until, on=q.on, after=q.after, limit=limit,
+        )  # fmt: skip
+        more = len(rows) >= limit
+        rows = rows[: limit - 1]
         decided = [r[12] for r in rows if r[12] is not None]
         grades = grades_of(conn, decided) if decided else {}
     out = [_proposal_row(r, grades) for r in rows]
@@ -216,3 +142,14 @@ def _proposal_row(r: Sequence[Any], grades: dict[str, list[dict[str, Any]]]) -> 
         "decision": decision,
         "grades": grades.get(decision["decision_id"], []) if decision else [],
     }
+
+
+def policy_proposer(project: Project, policy_id: str) -> str | None:
+    """The ``summarize_community`` proposal that would create policy ``policy_id`` (so
+    "no proposal X" can point at it), ``None`` when there is none."""
+    if project.agent is None:
+        return None
+    with project.agent.read() as conn:
+        if not proposal_reads.has_queue(conn):
+            return None
+        return decision_reads.policy_proposer(conn, policy_id)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.json_strict import finite, loads_stored
@@ -22,6 +22,7 @@ from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
 from brainview.services.intake.refs import resolve
 from brainview.services.project import Project
+from brainview.store import reflection_reads
 from brainview.store.cards import card_of
 from brainview.store.era import Era
 from brainview.store.readmodel import (
@@ -46,11 +47,7 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
     """Card fields and R now for many neurons (absent when never reviewed)."""
     raw: dict[str, dict[str, Any]] = {}
     if era.card_source == "fsrs_state" and ids:
-        marks = ", ".join(f":i{k}" for k in range(len(ids)))
-        for nid, card_json in conn.execute(
-            text(f"SELECT neuron_id, card_json FROM fsrs_state WHERE neuron_id IN ({marks})"),
-            {f"i{k}": v for k, v in enumerate(ids)},
-        ):
+        for nid, card_json in reflection_reads.stored_cards(conn, ids):
             d = loads_stored(card_json)
             stability, last = fsrs_math.card_stability_lastreview(d)
             raw[nid] = {
@@ -82,21 +79,10 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
     return raw
 
 
-def _spike_counts(conn: Connection, ids: list[str]) -> dict[str, int]:
-    if not ids:
-        return {}
-    marks = ", ".join(f":i{k}" for k in range(len(ids)))
-    rows = conn.execute(
-        text(f"SELECT neuron_id, COUNT(*) FROM spike WHERE neuron_id IN ({marks}) GROUP BY 1"),
-        {f"i{k}": v for k, v in enumerate(ids)},
-    )
-    return {nid: int(n) for nid, n in rows}
-
-
 def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: datetime) -> list[dict]:
     """Reflections with their card, R now, spike count and lifecycle state."""
     ids = [r.id for r in rows]
-    cards, spikes = cards_of(conn, era, ids, now), _spike_counts(conn, ids)
+    cards, spikes = cards_of(conn, era, ids, now), reflection_reads.spike_counts(conn, ids)
     states = lifecycle.statuses(conn, era, ids)
     out = []
     for r in rows:
@@ -123,24 +109,6 @@ def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: dateti
     return out
 
 
-def _filters(
-    era: Era, skill: str | None, status: str, type_: str | None, *, walk: bool = False
-) -> tuple[str, dict]:
-    """The WHERE clause; ``walk``: written so the planner walks the id order instead."""
-    clauses, params = [], {}
-    if type_:
-        clauses.append(f"{'+' if walk else ''}type = :type")
-        params["type"] = type_
-    if skill is not None:
-        clauses.append("domain = :skill")
-        params["skill"] = skill
-    if status == "live":
-        clauses.append(era.live("neuron", use_index=not walk))
-    elif status == "retired":
-        clauses.append("neuron.retired_at IS NOT NULL" if era.has_retire else "1=0")
-    return " AND ".join(clauses) or "1=1", params
-
-
 def page_reflections(
     project: Project,
     now: datetime,
@@ -153,48 +121,35 @@ def page_reflections(
 ) -> tuple[list[dict], int, str | None]:
     """One keyset page by id, the total matching, and the next page's ``after``."""
     agent = project.require_agent()
-    where, params = _filters(agent.era, skill, status, type_)
     with agent.read() as conn:
-        count = text(f"SELECT COUNT(*) FROM neuron WHERE {where}")
-        total = int(conn.execute(count, params).scalar())
-        # The page walks the primary key in id order (``+``: no type/retired index
-        # driving it, which would sort every matching row for 50 of them).
-        pk_where, _ = _filters(agent.era, skill, status, type_, walk=True)
-        keyset = pk_where + (" AND id > :after" if after is not None else "")
-        ids = [
-            r[0]
-            for r in conn.execute(
-                text(f"SELECT id FROM neuron WHERE {keyset} ORDER BY id LIMIT :n"),
-                {**params, "after": after, "n": max(1, limit) + 1},
-            )
-        ]
+        ids, total = reflection_reads.neuron_id_page(
+            conn, agent.era, skill=skill, status=status, type_=type_, after=after,
+            limit=max(1, limit) + 1,
+        )  # fmt: skip
         more, ids = len(ids) > max(1, limit), ids[: max(1, limit)]
         found = neurons_by_ids(conn, agent.era, ids)
         rows = rows_as_dicts(conn, agent.era, [found[i] for i in ids], now)
     return rows, total, (ids[-1] if more and ids else None)
 
 
+def find_reflections(project: Project, query: str, limit: int = 5) -> list[tuple[str, str]]:
+    """``(id, content)`` of up to ``limit`` reflections whose id starts with, or whose
+    text contains, ``query`` (the command palette's jump; none without an agent brain)."""
+    needle = query.strip()
+    if project.agent is None or not needle:
+        return []
+    with project.agent.read() as conn:
+        return reflection_reads.reflections_matching(conn, needle, limit)
+
+
 def iter_reflections(
     conn: Connection, era: Era, now: datetime, since: str | None, until: str | None
 ) -> Iterator[dict]:
     """Every agent-brain neuron (reflections, policies; retired too) by id, in batches."""
-    clauses, params = ["id > :after"], {}
-    if since:
-        clauses.append("created_at >= :since")
-        params["since"] = since
-    if until:
-        clauses.append("created_at < :until")
-        params["until"] = until
-    sql = f"SELECT id FROM neuron WHERE {' AND '.join(clauses)} ORDER BY id LIMIT :n"
-    after = ""
-    while True:
-        ids = [r[0] for r in conn.execute(text(sql), {**params, "after": after, "n": BATCH})]
-        if not ids:
-            return
+    for ids in reflection_reads.neuron_id_batches(conn, since, until, BATCH):
         found = neurons_by_ids(conn, era, ids)
         for row in rows_as_dicts(conn, era, [found[i] for i in ids], now):
             yield finite(row)  # export writes strict JSON, whatever a card holds
-        after = ids[-1]
 
 
 def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 50) -> dict:

@@ -25,18 +25,21 @@ from datetime import datetime
 from time import perf_counter
 from typing import Any
 
-import numpy as np
-
 from brainview.core import fsrs_math, recall_rank
 from brainview.core.recall_rank import Parts
 from brainview.core.recall_text import draft_text, query_terms
 from brainview.core.spread import Edge, Spread, appnp, overturned
 from brainview.errors import NotFoundError, ReadOnlyError
-from brainview.services.lifecycle import CHALLENGED, LIVE, statuses
+from brainview.services.lifecycle import LIVE
 from brainview.services.project import Project
-from brainview.services.recall.result import Hit, PolicyHit, RecallQuery, RecallResult
+from brainview.services.recall.finish import (
+    TEXT_CHARS,
+    final_filter,
+    policies_of,
+    retrievability_now,
+)
+from brainview.services.recall.result import Hit, RecallQuery, RecallResult
 from brainview.store import recall_graph, recall_index, recall_log
-from brainview.store.cards import card_of
 from brainview.store.recall_handle import Handle, handle_for
 from brainview.store.rows import driver
 
@@ -44,7 +47,6 @@ LEXICAL_POOL = 200
 SEED_POOL = 50
 NEIGHBOURS_PER_REF = 5
 SEED_LEXICAL = 0.5
-TEXT_CHARS = 400
 
 
 def recall(
@@ -75,7 +77,7 @@ def recall(
         how = _fresh(handle, project)
         with handle.reading() as conn:
             ranked, info = _rank(handle, conn, project, query, draft, named, near, now)
-    hits = _final_filter(project, ranked, query.limit)
+    hits = final_filter(project, ranked, query.limit)
     terms = info.pop("terms")
     logged = {
         "text": draft.text[:2000],
@@ -94,7 +96,7 @@ def recall(
                 fsrs_math.format_ts(now), query.skill, runtime,
             )  # fmt: skip
     info.update(sync=how, took_ms=round((perf_counter() - started) * 1000, 1))
-    return RecallResult(recall_id, logged, hits, _policies(handle, project, hits), info)
+    return RecallResult(recall_id, logged, hits, policies_of(handle, project, hits), info)
 
 
 def _writable(path: Any) -> bool:
@@ -220,7 +222,7 @@ def _top(
             if r in meta and meta[r][0] == "reflection" and meta[r][3]
             and (query.skill is None or meta[r][1] == query.skill)
         ]  # fmt: skip
-        r_now = _retrievability(conn, project, ok, now)
+        r_now = retrievability_now(conn, project, ok, now)
         for r in ok:
             turned = _overturned(handle, r, spread, meta[r][2])
             p = Parts(lexical.get(r, 0.0), act.get(r, 0.0), r_now.get(r), bool(turned))
@@ -246,61 +248,6 @@ def _overturned(handle: Handle, r: str, spread: Spread, created: str) -> list[st
 
 def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 6)
-
-
-def _retrievability(
-    conn: Any, project: Project, ids: list[str], now: datetime
-) -> dict[str, float | None]:
-    """R now of each of ``ids`` (``None``: never reviewed)."""
-    assert project.agent is not None
-    era = project.agent.era
-    out: dict[str, float | None] = {}
-    if era.card_source == "fsrs_state":
-        stored = recall_graph.stored_cards(conn, ids)
-        got = [(r, fsrs_math.card_stability_lastreview(c)) for r, c in stored.items()]
-        known = [(r, s, lr) for r, (s, lr) in got if s is not None and lr is not None]
-        if known:
-            rs = fsrs_math.retrievability(
-                np.array([s for _r, s, _l in known]),
-                np.array([lr.timestamp() for _r, _s, lr in known]),
-                now,
-            )
-            out.update({r: float(v) for (r, _s, _l), v in zip(known, rs, strict=True)})
-        return {r: out.get(r) for r in ids}
-    with project.agent.read() as sa:
-        for r in ids:
-            card = card_of(sa, era, r)
-            out[r] = None if card is None or card.stability is None else card.retrievability(now)
-    return out
-
-
-def _final_filter(project: Project, hits: list[Hit], limit: int) -> list[Hit]:
-    """Drop what is not live now (read from the brain, last); mark challenged; rank."""
-    assert project.agent is not None
-    with project.agent.read() as conn:
-        found = statuses(conn, project.agent.era, [h.reflection for h in hits])
-    kept = []
-    for h in hits:
-        st = found.get(h.reflection)
-        if st is None or st.state not in (LIVE, CHALLENGED):
-            continue
-        if st.state == CHALLENGED:
-            h.state = CHALLENGED
-            h.score = round(h.score * recall_rank.CHALLENGED, 6)
-        kept.append(h)
-    kept.sort(key=lambda h: (-h.score, h.reflection))
-    for i, h in enumerate(kept[:limit], start=1):
-        h.rank = i
-    return kept[:limit]
-
-
-def _policies(handle: Handle, project: Project, hits: list[Hit]) -> list[PolicyHit]:
-    assert project.agent is not None
-    if not hits:
-        return []
-    with handle.lock, handle.reading() as conn:
-        found = recall_graph.policies(conn, project.agent.era, [h.reflection for h in hits])
-    return [PolicyHit(pid, text[:TEXT_CHARS], members) for pid, (text, members) in found.items()]
 
 
 def retrieved_of(project: Project, recall_id: str) -> list[str]:

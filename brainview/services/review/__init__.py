@@ -49,62 +49,56 @@ Pass ``scheduler=Scheduler(enable_fuzzing=False)`` for bit-exact reproducibility
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import uuid
 from collections.abc import Callable, Collection, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from fsrs import Scheduler
-from sqlalchemy import Connection
 
-from brainview.core import fsrs_math
-from brainview.core.grading import grade_for
-from brainview.core.kinds import is_agent_kind
-from brainview.errors import ConflictError, InvalidInputError
 from brainview.services.apply import hooks, owner
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
 from brainview.services.apply.runner import require_writable_user
 from brainview.services.apply.stale import QueuedRef, stale_for
-from brainview.services.audit import agent_log
-from brainview.services.consolidate import apply_agent
 from brainview.services.lifecycle import writing
 from brainview.services.project import Project
 from brainview.services.review.call import (
     APPLY_PENDING,
     APPLY_RECORDED,
-    Options,
     Verdict,
-    apply_on_agent,
     options,
 )
 from brainview.services.review.call import policy_text as checked_policy_text
-from brainview.services.review.revert import UndoResult, group_decisions, undo, undo_unit
+from brainview.services.review.flags import refuse_unconfirmed
+from brainview.services.review.one import (
+    APPLY_AGENT,
+    APPLY_APPLIED,
+    REFLECTION_LINK_WEIGHT,
+    DecisionResult,
+    decide_in,
+    only_agent_kinds,
+)
+from brainview.services.review.revert import UndoResult, undo, undo_unit
+from brainview.services.review.units import group_decisions
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.clock_floor import not_before_last
 from brainview.store.decision_rows import (
-    claim,
-    fire_consulted,
-    insert_decision,
     latest_decision,
     latest_undone,
     pending_count,
     rejection_text,
 )
-from brainview.store.effects import EffectLog
-from brainview.store.era import Era
-from brainview.store.rows import driver, fetch_row, select_in
-from brainview.store.writers import StdpStep
+from brainview.store.rows import fetch_row
 
 __all__ = [
     "APPLY_AGENT",
     "APPLY_APPLIED",
     "APPLY_PENDING",
     "APPLY_RECORDED",
+    "REFLECTION_LINK_WEIGHT",
     "Applier",
     "DecisionResult",
     "UndoResult",
@@ -118,40 +112,6 @@ __all__ = [
     "undo",
     "undo_unit",
 ]
-
-APPLY_APPLIED = "applied"
-"""Accepted and applied to the user brain (or nothing to apply, e.g. a note)."""
-APPLY_AGENT = "agent"
-"""Accepted agent-brain kind: applied to the agent brain inside the decision itself."""
-REFLECTION_LINK_WEIGHT = 0.5
-
-
-@dataclass(frozen=True)
-class DecisionResult:
-    """What one decision wrote."""
-
-    decision_id: str
-    proposal_id: str
-    verdict: Verdict
-    grades: list[tuple[str, str, int]]
-    """``(reflection_id, stance, grade)`` in consulted order."""
-    stdp: list[StdpStep]
-    """``(pre, post, type, before, after)`` for every weight step, in processing order."""
-    new_reflection_id: str | None
-    decided_at: str = ""
-    apply_state: str = APPLY_RECORDED
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    """Consulted reflections that got nothing: ``(reflection_id, why)``."""
-
-    @property
-    def weight_changes(self) -> dict[tuple[str, str, str], tuple[float, float]]:
-        """Net ``(before, after)`` per synapse over all steps."""
-        out: dict[tuple[str, str, str], tuple[float, float]] = {}
-        for pre, post, typ, before, after in self.stdp:
-            first = out.get((pre, post, typ), (before, after))[0]
-            out[(pre, post, typ)] = (first, after)
-        return out
-
 
 Applier = Callable[[Project, DecisionResult], None]
 """Applies an accepted decision to the user brain (after the agent commit)."""
@@ -245,7 +205,7 @@ def decide_many(
         return []
     agent = project.require_agent()
     applying = isinstance(applier, UserBrainApplier) and verdict == "accept"
-    if applying and _only_agent_kinds(project, unique):
+    if applying and only_agent_kinds(project, unique):
         applying = False  # consolidation items change the agent brain only
     if applying:
         require_writable_user(project)
@@ -259,10 +219,10 @@ def decide_many(
         with agent.write() as conn, gate_cm as gate:
             opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
             if confirmed_flags is not None and verdict == "accept":
-                _refuse_unconfirmed_flags(conn, agent.era, unique, confirmed_flags)
+                refuse_unconfirmed(conn, agent.era, unique, confirmed_flags)
             try:
                 paused = opts.verdict == "reject" and writing.read_state(conn).paused
-                results = [_decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
+                results = [decide_in(conn, agent.era, pid, opts, gate, paused) for pid in unique]
                 group_decisions(conn, [r.decision_id for r in results])  # one undo for a bulk
             except sqlite3.Error as err:  # raw driver statements: translate, then roll back
                 raise translate_sqlite(err, agent.path) from None
@@ -283,32 +243,6 @@ def decide_many(
                 if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
                     applier(project, result)  # type: ignore[call-arg]
     return results
-
-
-def _refuse_unconfirmed_flags(
-    conn: Connection, era: Era, ids: Sequence[str], confirmed: Collection[str]
-) -> None:
-    """Inside the decision's transaction: a proposal flagged since the maintainer was
-    asked (a consulted lesson invalidated a moment ago) is not accepted unasked."""
-    from brainview.services.review.flags import flagged_in
-
-    for found in flagged_in(conn, era, ids):
-        if found.proposal_id not in confirmed:
-            raise ConflictError(
-                f"not accepted: {found.proposal_id} was flagged just now "
-                f"({found.reasons[0]}); nothing was written — look again"
-            )
-
-
-def _only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:
-    """Whether every proposal named is an agent-brain kind (unknown ids: no)."""
-    sql = "SELECT kind FROM brainview_proposal WHERE id IN ({marks})"
-    with project.require_agent().read() as conn:
-        try:
-            kinds = [k for (k,) in select_in(driver(conn), sql, ids)]
-        except sqlite3.OperationalError:  # no queue yet
-            return False
-    return len(kinds) == len(ids) and all(is_agent_kind(k) for k in kinds)
 
 
 def dismiss(
@@ -348,92 +282,3 @@ def _stale_reason(project: Project, proposal_id: str) -> str | None:
         ref = QueuedRef(row["id"], row["kind"], row["params_json"], row["created_at"])
         found = stale_for(project, [ref], agent_conn=conn).get(proposal_id)
     return f"stale: {found}" if found else None
-
-
-# -- one decision -------------------------------------------------------------------------
-
-
-def _decide_in(
-    conn: Connection,
-    era: Era,
-    proposal_id: str,
-    opts: Options,
-    gate: AcceptGate | None,
-    paused: bool = False,
-) -> DecisionResult:
-    now_s = fsrs_math.format_ts(opts.now)
-    log = EffectLog(conn)
-    proposal = claim(conn, log, proposal_id, opts.verdict)
-    decision_id = f"dec-{uuid.uuid4().hex[:12]}"
-    apply_state = opts.apply_state
-    kind = str(proposal["kind"])
-    on_agent = is_agent_kind(kind) and opts.verdict == "accept"
-    if opts.policy_text is not None and kind != "summarize_community":
-        raise InvalidInputError(f"proposal {proposal_id} is not a policy: no text to edit")
-    if on_agent:
-        params = json.loads(proposal["params_json"])
-        stale = apply_agent.stale_reason(conn, era, kind, params)
-        if stale:
-            raise ConflictError(
-                f"proposal {proposal_id} is stale ({stale}): it cannot be accepted; "
-                "reject or dismiss it"
-            )
-        apply_state = APPLY_AGENT
-    elif gate is not None:
-        apply_state = gate.admit(conn, proposal, decision_id) or apply_state
-    reject_note = opts.verdict == "reject" and opts.write_reflections and not paused
-    new_id = f"r-{uuid.uuid4().hex[:12]}" if reject_note else None
-    insert_decision(
-        conn,
-        {
-            "id": decision_id,
-            "proposal_id": proposal_id,
-            "verdict": opts.verdict,
-            "reason": opts.reason,
-            "decider": opts.decider,
-            "decided_at": now_s,
-            "seconds_on_screen": opts.seconds_on_screen,
-            "new_reflection_id": new_id,
-            "apply_state": apply_state,
-        },
-    )
-    verdict = opts.verdict
-
-    agent_item = is_agent_kind(kind)
-
-    def grade_of(stance: str) -> int | None:
-        # A consolidation item is about its reflections, not advice they gave: deciding
-        # it grades nobody (so items stay independent of one another).
-        if verdict == "dismiss" or agent_item:
-            return None
-        return grade_for(stance, verdict, annotate_grade=opts.annotate_grade)
-
-    def no_event(stance: str) -> str:
-        if agent_item:
-            return "consolidation item: no grades"
-        return "dismissed: no event" if verdict == "dismiss" else f"{stance}: no event"
-
-    fired = fire_consulted(
-        log, era, proposal_id, decision_id, grade_of, no_event, opts.now, opts.scheduler,
-        with_stdp=opts.stdp,
-    )  # fmt: skip
-    if on_agent:
-        apply_on_agent(log, era, proposal, decision_id, opts)
-    if new_id is not None:
-        agent_log.write_lesson(
-            log, era, proposal_id=proposal_id, decider=opts.decider, neuron_id=new_id,
-            content=rejection_text(proposal, opts.reason), skill=str(proposal["skill"]),
-            link_to=fired.live, weight=REFLECTION_LINK_WEIGHT, now=opts.now,
-        )  # fmt: skip
-    log.flush(decision_id)
-    return DecisionResult(
-        decision_id=decision_id,
-        proposal_id=proposal_id,
-        verdict=opts.verdict,
-        grades=fired.grades,
-        stdp=fired.stdp,
-        new_reflection_id=new_id,
-        decided_at=now_s,
-        apply_state=apply_state,
-        skipped=fired.skipped,
-    )

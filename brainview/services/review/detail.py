@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import text
-
 from brainview.core.json_strict import loads_stored
 from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
 from brainview.core.outcomes import OUTCOME_KIND
@@ -34,7 +32,7 @@ from brainview.services.apply.stale import QueuedRef, stale_all
 from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
-from brainview.store import bounded
+from brainview.store import proposal_reads
 from brainview.store.bounded import too_large
 from brainview.store.cards import card_of
 from brainview.store.decision_rows import latest_decision
@@ -99,51 +97,22 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     """Read one proposal and its context from both brains."""
     agent = project.require_agent()
     with agent.read() as conn:
-        stored = conn.execute(
-            text(
-                f"SELECT id, kind, skill, status, {bounded.cut('summary', bounded.SUMMARY_CHARS)}, "
-                f"{bounded.cut('rationale', bounded.RATIONALE_CHARS)}, created_at, "
-                f"{bounded.params()}, runtime, "
-                f"substr(suspicion, 1, {bounded.SUSPICION_CHARS}), {bounded.size('params_json')} "
-                "FROM brainview_proposal WHERE id = :id"
-            ),
-            {"id": proposal_id},
-        ).first()
+        stored = proposal_reads.proposal_shown(conn, proposal_id)
         if stored is None:
             raise NotFoundError(f"no proposal {proposal_id}")
-        if stored[1] == OUTCOME_KIND:
+        if stored.kind == OUTCOME_KIND:
             raise NotFoundError(
                 f"{proposal_id} is a tutor/QABot outcome, not a proposal: "
                 f"brainview outcome show {proposal_id}"
             )
-        row = _shown(stored)
-        note = bounded.cut("note", bounded.NOTE_CHARS)
-        links = [
-            (rid, role, stance, bounded.shown(note, n, bounded.NOTE_CHARS))
-            for rid, role, stance, note, n in conn.execute(
-                text(
-                    f"SELECT reflection_id, role, stance, {note} FROM brainview_consult "
-                    "WHERE proposal_id = :id ORDER BY role, seq"
-                ),
-                {"id": proposal_id},
-            )
-        ]
+        links = proposal_reads.consult_links(conn, proposal_id)
         refl = neurons_by_ids(conn, agent.era, [r[0] for r in links])
         states = lifecycle.statuses(conn, agent.era, [r[0] for r in links])
         views: list[ReflectionView] = []
         for rid, role, stance, note in links:
             n = refl.get(rid)
             card = card_of(conn, agent.era, rid)
-            grades = [
-                int(g)
-                for (g,) in conn.execute(
-                    text(
-                        "SELECT grade FROM spike WHERE neuron_id = :id "
-                        "ORDER BY fired_at DESC, id DESC LIMIT 5"
-                    ),
-                    {"id": rid},
-                )
-            ][::-1]
+            grades = proposal_reads.recent_grades(conn, rid, 5)
             views.append(
                 ReflectionView(
                     id=rid,
@@ -159,24 +128,24 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                     state=states[rid].state if rid in states else "retired",
                 )
             )
-    params = {} if row[7] is None else loads_stored(row[7])
+    params = {} if stored.params_json is None else loads_stored(stored.params_json)
     detail = ProposalDetail(
-        id=row[0],
-        kind=row[1],
-        skill=row[2],
-        status=row[3],
-        summary=row[4],
-        rationale=row[5],
-        created_at=row[6],
+        id=stored.id,
+        kind=stored.kind,
+        skill=stored.skill,
+        status=stored.status,
+        summary=stored.summary,
+        rationale=stored.rationale,
+        created_at=stored.created_at,
         params=params,
-        runtime=row[8],
-        suspicion=row[9],
+        runtime=stored.runtime,
+        suspicion=stored.suspicion,
         stale=None,
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],
     )
-    if row[7] is None:  # too large to load: shown as such, never applied
-        detail.params_size = int(stored[-1])
+    if stored.params_json is None:  # too large to load: shown as such, never applied
+        detail.params_size = stored.params_size
         detail.stale = too_large(detail.params_size) if detail.status == "pending" else None
         return detail
     try:
@@ -187,7 +156,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     if is_agent_kind(detail.kind):
         with agent.read() as aconn, project.user.read() as uconn:
             if detail.status == "pending":
-                ref = QueuedRef(row[0], row[1], row[7], row[6])
+                ref = QueuedRef(stored.id, stored.kind, stored.params_json, stored.created_at)
                 era, path = project.user.era, project.user.path
                 found = stale_all(uconn, era, aconn, [ref], path=path, agent_era=agent.era)
                 detail.stale = found.get(detail.id)
@@ -204,19 +173,12 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     with agent.read() as aconn, project.user.read() as uconn:
         detail.neurons = neurons_by_ids(uconn, project.user.era, list(refs.neurons))
         if detail.status == "pending":
-            ref = QueuedRef(row[0], row[1], row[7], row[6])
+            ref = QueuedRef(stored.id, stored.kind, stored.params_json, stored.created_at)
             era, path = project.user.era, project.user.path
             found = stale_all(uconn, era, aconn, [ref], path=path, agent_era=agent.era)
             detail.stale = found.get(detail.id)
         _attach_plan(uconn, aconn, project, detail, now)
     return detail
-
-
-def _shown(r: Any) -> tuple[Any, ...]:
-    """The proposal row with its cut text marked: ``id … suspicion`` as ``SELECT *``."""
-    summary = bounded.shown(r[4], r[5], bounded.SUMMARY_CHARS)
-    rationale = bounded.shown(r[6], r[7], bounded.RATIONALE_CHARS)
-    return (*r[:4], summary, rationale, *r[8:12])
 
 
 def _name_refs(project: Project, detail: ProposalDetail) -> None:
@@ -250,15 +212,7 @@ def _summarised(uconn, project: Project, d: ProposalDetail) -> bool:  # type: ig
         return False
     olds = [d.params["old"]] if d.kind == "rename_domain" else list(d.params["sources"])
     new = d.params["new"] if d.kind == "rename_domain" else d.params["target"]
-    live = project.user.era.live("neuron")
-    sizes = {
-        dom: int(
-            uconn.execute(
-                text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND {live}"), {"d": dom}
-            ).scalar_one()
-        )
-        for dom in olds
-    }
+    sizes = {dom: proposal_reads.live_in_domain(uconn, project.user.era, dom) for dom in olds}
     total = sum(sizes.values())
     if total <= PREVIEW_NEURON_LIMIT:
         return False

@@ -13,18 +13,19 @@ once it moved.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
+from brainview.errors import ConflictError
 from brainview.services import lifecycle
 from brainview.services.lifecycle.blast import decode_suspicion, describe_flag
 from brainview.services.project import Project
+from brainview.store import decision_reads
 from brainview.store.changelog import lifecycle_fingerprint
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver, select_in
 
 Leans = tuple[tuple[str, str], ...]
 """``(reflection_id, state)`` of the consulted reflections that are not live."""
@@ -39,11 +40,7 @@ def leaning(conn: Connection, era: Era, proposal_ids: Sequence[str]) -> dict[str
     """
     if not proposal_ids or not table_exists(conn, "brainview_consult"):
         return {}
-    sql = (
-        "SELECT proposal_id, reflection_id FROM brainview_consult "
-        "WHERE role = 'consulted' AND proposal_id IN ({marks}) ORDER BY proposal_id, seq"
-    )
-    pairs = [(str(p), str(r)) for p, r in select_in(driver(conn), sql, proposal_ids)]
+    pairs = decision_reads.consulted_pairs(conn, proposal_ids)
     states = lifecycle.statuses(conn, era, sorted({r for _p, r in pairs}))
     out: dict[str, list[tuple[str, str]]] = {}
     for pid, rid in pairs:
@@ -82,8 +79,7 @@ def flagged_in(conn: Connection, era: Era, proposal_ids: Sequence[str]) -> list[
     transaction, so nothing can change between the check and the write)."""
     if not proposal_ids or not table_exists(conn, "brainview_proposal"):
         return []
-    sql = "SELECT id, suspicion FROM brainview_proposal WHERE id IN ({marks})"
-    stored = {str(p): s for p, s in select_in(driver(conn), sql, proposal_ids)}
+    stored = decision_reads.proposal_suspicions(conn, proposal_ids)
     leans = leaning(conn, era, list(stored))
     out = []
     for pid in dict.fromkeys(proposal_ids):
@@ -116,3 +112,16 @@ def states_now(project: Project, ids: Sequence[str]) -> tuple[int, dict[str, str
 
 def _mark(conn: Connection) -> int:
     return lifecycle_fingerprint(conn)
+
+
+def refuse_unconfirmed(
+    conn: Connection, era: Era, ids: Sequence[str], confirmed: Collection[str]
+) -> None:
+    """Inside the decision's transaction: a proposal flagged since the maintainer was
+    asked (a consulted lesson invalidated a moment ago) is not accepted unasked."""
+    for found in flagged_in(conn, era, ids):
+        if found.proposal_id not in confirmed:
+            raise ConflictError(
+                f"not accepted: {found.proposal_id} was flagged just now "
+                f"({found.reasons[0]}); nothing was written — look again"
+            )

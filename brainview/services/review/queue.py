@@ -9,20 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sqlalchemy import text
-
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
 from brainview.services.review.flags import leaning
-from brainview.store import bounded
-from brainview.store.readmodel import table_exists
+from brainview.store import proposal_reads
 
-SORTS = {
-    "age": "created_at ASC, id ASC",
-    "newest": "created_at DESC, id DESC",
-    "kind": "kind ASC, created_at ASC, id ASC",
-    "consulted": "n_consulted DESC, created_at ASC, id ASC",
-}
 PAGE = 200
 
 
@@ -54,13 +45,7 @@ def pending_total(project: Project) -> int:
     if project.agent is None:
         return 0
     with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return 0
-        return int(
-            conn.execute(
-                text("SELECT COUNT(*) FROM brainview_proposal WHERE status = 'pending'")
-            ).scalar_one()
-        )
+        return proposal_reads.pending_total(conn)
 
 
 def page(
@@ -75,35 +60,10 @@ def page(
     """One page of the queue and the total matching; stale flags for that page only."""
     if project.agent is None:
         return [], 0
-    where = ["status = :status", "kind <> 'outcome'"]  # outcomes are never queued
-    params: dict[str, object] = {"status": status, "limit": limit, "offset": offset}
-    if needle:
-        where.append(
-            "(id LIKE :q ESCAPE '\\' OR kind LIKE :q ESCAPE '\\' OR summary LIKE :q ESCAPE '\\' "
-            "OR rationale LIKE :q ESCAPE '\\' OR skill LIKE :q ESCAPE '\\')"
-        )
-        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params["q"] = f"%{escaped}%"
-    clause = " AND ".join(where)
-    order = SORTS.get(sort, SORTS["age"])
     with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return [], 0
-        total = int(
-            conn.execute(
-                text(f"SELECT COUNT(*) FROM brainview_proposal WHERE {clause}"), params
-            ).scalar_one()
+        read, total = proposal_reads.queue_page(
+            conn, status=status, sort=sort, needle=needle, offset=offset, limit=limit
         )
-        read = conn.execute(
-            text(
-                f"SELECT id, kind, skill, substr(summary, 1, {bounded.SUMMARY_CHARS}), "
-                f"created_at, n_consulted, status, {bounded.params()}, "
-                f"substr(suspicion, 1, {bounded.SUSPICION_CHARS}), {bounded.size('params_json')} "
-                f"FROM brainview_proposal WHERE {clause} "
-                f"ORDER BY {order} LIMIT :limit OFFSET :offset"
-            ),
-            params,
-        ).fetchall()
         rows = [QueueRow(*r[:8], suspicion=r[8]) for r in read]
         chars = {r[0]: int(r[9] or 0) for r in read}
         if status == "pending" and rows:
@@ -119,12 +79,4 @@ def signature(project: Project) -> tuple[int, int, int]:
     if project.agent is None:
         return (0, 0, 0)
     with project.agent.read() as conn:
-        if not table_exists(conn, "brainview_proposal"):
-            return (0, 0, 0)
-        row = conn.execute(
-            text(
-                "SELECT COUNT(*), COALESCE(MAX(rowid), 0), COALESCE(SUM(version), 0) "
-                "FROM brainview_proposal"
-            )
-        ).one()
-    return (int(row[0]), int(row[1]), int(row[2]))
+        return proposal_reads.queue_signature(conn)

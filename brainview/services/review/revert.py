@@ -31,15 +31,14 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.errors import ConflictError, NotFoundError
+from brainview.errors import ConflictError
 from brainview.services import text_guard
 from brainview.services.apply import hooks, owner
 from brainview.services.apply import intent as intents
@@ -49,12 +48,12 @@ from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.audit import agent_log
 from brainview.services.project import Project
+from brainview.services.review.units import find_decision, unit_of
+from brainview.store import decision_reads
 from brainview.store.brain_check import translate_sqlite
-from brainview.store.bv_schema import ensure_decision_group
 from brainview.store.clock_floor import not_before_last
 from brainview.store.effects import revert_effects, stored_effects
-from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver, select_in
+from brainview.store.rows import driver
 
 UNDOABLE_APPLY_STATES = frozenset({"recorded", "applied", "agent"})
 """``agent``: an agent-brain kind, applied inside the decision (its effects undo it)."""
@@ -83,7 +82,7 @@ def undo(
     bulk decision is reverted alone; :func:`undo_unit` reverts the whole bulk.
     """
     with project.require_agent().read() as conn:
-        peek = _find(conn, decision_id)
+        peek = find_decision(conn, decision_id)
     return _revert_all(project, [peek], now=now, actor=actor)[0]
 
 
@@ -98,37 +97,6 @@ def undo_unit(
     with project.require_agent().read() as conn:
         peeks = unit_of(conn, decision_id)
     return _revert_all(project, peeks, now=now, actor=actor)
-
-
-def group_decisions(conn: Connection, decision_ids: Sequence[str]) -> str | None:
-    """Tie the decisions of one bulk decision together, inside its transaction, so one
-    undo reverts them all; returns the group id (``None`` for a single decision)."""
-    if len(decision_ids) < 2:
-        return None
-    ensure_decision_group(conn)
-    group_id = f"grp-{uuid.uuid4().hex[:12]}"
-    driver(conn).executemany(
-        "UPDATE brainview_decision SET group_id = ? WHERE id = ?",
-        [(group_id, did) for did in decision_ids],
-    )
-    return group_id
-
-
-def unit_of(conn: Connection, decision_id: str | None = None) -> list[dict[str, Any]]:
-    """The decisions one undo reverts, newest first: ``decision_id`` (``None``: the most
-    recent decision not undone) and the members of its bulk not undone yet."""
-    decision = _find(conn, decision_id)
-    group_id = decision.get("group_id")
-    if not group_id or decision["undone_at"] is not None:
-        return [decision]
-    rows = conn.execute(
-        text(
-            "SELECT * FROM brainview_decision WHERE group_id = :g AND undone_at IS NULL "
-            "ORDER BY decided_at DESC, rowid DESC"
-        ),
-        {"g": group_id},
-    ).mappings()
-    return [dict(r) for r in rows] or [decision]
 
 
 def _revert_all(
@@ -183,7 +151,7 @@ def _revert_one(
     """One decision's agent-brain revert (and its revert intent), inside the undo's
     transaction: (the decision row, rows restored, the intent or ``None``)."""
     agent = project.require_agent()
-    decision = _find(conn, str(peek["id"]))
+    decision = find_decision(conn, str(peek["id"]))
     did = str(decision["id"])
     _check_undoable(decision, peek)
     plan = plans.get(did)
@@ -197,10 +165,7 @@ def _revert_one(
         agent_log.log_undo(conn, agent.era, did, pid, actor=actor, now=now)
     except sqlite3.Error as err:  # raw driver statements: translate, roll back
         raise translate_sqlite(err, agent.path) from None
-    conn.execute(
-        text("UPDATE brainview_decision SET undone_at = :at, undone_by = :by WHERE id = :id"),
-        {"at": fsrs_math.format_ts(now), "by": actor, "id": did},
-    )
+    decision_reads.mark_undone(conn, did, at=fsrs_math.format_ts(now), by=actor)
     if plan is not None and revert is None:
         intents.set_apply_state(conn, did, "reverted")  # nothing was applied
     return decision, restored, revert
@@ -221,8 +186,7 @@ def _no_link_to_a_retired_neuron(conn: Connection, decision_id: str) -> None:
     ends = sorted({str(k[end]) for k in revived for end in ("pre", "post")})
     if not ends:
         return
-    sql = "SELECT id FROM neuron WHERE id IN ({marks}) AND retired_at IS NOT NULL"
-    for (gone,) in select_in(driver(conn), sql, ends):
+    for gone in decision_reads.retired_neurons(conn, ends):
         raise ConflictError(
             f"cannot undo decision {decision_id}: it would bring back links to "
             f"{gone}, which a later decision retired; undo that one first"
@@ -300,32 +264,3 @@ def _prepare_revert(
         created_at=at,
         batch_id=batch_id,
     )
-
-
-def _find(conn: Connection, decision_id: str | None) -> dict[str, Any]:
-    if not table_exists(conn, "brainview_decision"):
-        raise NotFoundError("no decisions recorded in this agent brain")
-    if decision_id is None:
-        row = (
-            conn.execute(
-                text(
-                    "SELECT * FROM brainview_decision WHERE undone_at IS NULL "
-                    "ORDER BY decided_at DESC, rowid DESC LIMIT 1"
-                )
-            )
-            .mappings()
-            .first()
-        )
-        if row is None:
-            raise NotFoundError("no decision left to undo")
-    else:
-        row = (
-            conn.execute(
-                text("SELECT * FROM brainview_decision WHERE id = :id"), {"id": decision_id}
-            )
-            .mappings()
-            .first()
-        )
-        if row is None:
-            raise NotFoundError(f"no decision {decision_id!r}")
-    return dict(row)

@@ -1,13 +1,19 @@
-"""The project's last decision, as the console offers to undo it when this session has
-taken none (after a restart): what ``brainview proposals undo --last`` would revert."""
+"""Which decisions an undo would revert: the project's last decision, as the console
+offers to undo it when this session has taken none (after a restart), and the unit a
+decision id or a decided proposal id names (``brainview proposals undo``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from brainview.errors import NotFoundError
+from sqlalchemy import Connection
+
+from brainview.errors import ConflictError, NotFoundError
 from brainview.services.project import Project
 from brainview.services.review.revert import unit_of
+from brainview.store import decision_reads
+from brainview.store.decision_rows import latest_decision, latest_undone
 from brainview.store.readmodel import table_exists
 
 
@@ -55,3 +61,49 @@ def last_unit(project: Project) -> LastUnit | None:
         decided_at=str(head["decided_at"]),
         size=len(unit),
     )
+
+
+@dataclass(frozen=True)
+class UndoTarget:
+    """The decision a maintainer named and the unit one undo reverts with it."""
+
+    decision: dict[str, Any]
+    unit: list[dict[str, Any]]
+
+    @property
+    def applied(self) -> bool:
+        """Whether any decision of the unit changed the user brain."""
+        return any(d["apply_state"] == "applied" for d in self.unit)
+
+
+def named_decision(conn: Connection, ident: str | None) -> dict[str, Any]:
+    """The decision to undo: by decision id, the live one of a proposal id, or (``None``)
+    the latest; NotFoundError / ConflictError (already undone) otherwise."""
+    if not table_exists(conn, "brainview_decision"):
+        raise NotFoundError("no decisions recorded in this agent brain")
+    if ident is None:
+        latest = latest_decision(conn)
+        if latest is None:
+            raise NotFoundError("no decision left to undo")
+        return latest
+    row = decision_reads.decision(conn, ident)
+    if row is not None:
+        return row
+    latest = latest_decision(conn, ident)
+    if latest is not None:
+        return latest
+    undone = latest_undone(conn, ident)
+    if undone is not None:  # e.g. another process undid it a moment ago
+        raise ConflictError(
+            f"the decision on proposal {ident} was already undone at {undone['undone_at']} "
+            f"by {undone['undone_by']}; nothing left to undo"
+        )
+    raise NotFoundError(f"no decision or decided proposal {ident!r}")
+
+
+def undo_target(project: Project, ident: str | None) -> UndoTarget:
+    """:func:`named_decision` and its unit (:func:`~brainview.services.review.revert.
+    unit_of`), from one read."""
+    with project.require_agent().read() as conn:
+        decision = named_decision(conn, ident)
+        return UndoTarget(decision, unit_of(conn, str(decision["id"])))
