@@ -119,22 +119,10 @@ class BrainviewCommands(Provider):
 
 def _find_reflections(session: Session, query: str) -> list[tuple[str, str]]:
     """Up to five reflections whose id starts with, or whose text contains, the query."""
-    from sqlalchemy import text
+    from brainview.services.readout.reflections import find_reflections
 
-    needle = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     try:
         with session.project() as project:
-            if project.agent is None:
-                return []
-            with project.agent.read() as conn:
-                rows = conn.execute(
-                    text(
-                        "SELECT id, content FROM neuron WHERE type = 'reflection' AND "
-                        "(id LIKE :prefix ESCAPE '\\' OR content LIKE :inner ESCAPE '\\') "
-                        "ORDER BY id LIMIT 5"
-                    ),
-                    {"prefix": f"{needle}%", "inner": f"%{needle}%"},
-                ).all()
+            return find_reflections(project, query)
     except Exception:  # noqa: BLE001 - the palette simply offers nothing
         return []
-    return [(str(r[0]), str(r[1])) for r in rows]
