@@ -63,7 +63,7 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
-from brainview.core.kinds import is_agent_kind
+from brainview.core.kinds import is_agent_kind, is_learning_kind
 from brainview.errors import ConflictError, InvalidInputError
 from brainview.services.apply import hooks, owner
 from brainview.services.apply.gate import AcceptGate
@@ -72,6 +72,7 @@ from brainview.services.apply.runner import require_writable_user
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.audit import agent_log
 from brainview.services.consolidate import apply_agent
+from brainview.services.learnings import apply as learning_apply
 from brainview.services.lifecycle import writing
 from brainview.services.project import Project
 from brainview.services.review.call import (
@@ -256,7 +257,7 @@ def decide_many(
     )
     batch = gate_cm.batch_id if applying else None  # its intents are ours until applied
     with owner.holding(batch):
-        with agent.write() as conn, gate_cm as gate:
+        with learning_apply.staged(), agent.write() as conn, gate_cm as gate:
             opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
             if confirmed_flags is not None and verdict == "accept":
                 _refuse_unconfirmed_flags(conn, agent.era, unique, confirmed_flags)
@@ -308,7 +309,7 @@ def _only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:
             kinds = [k for (k,) in select_in(driver(conn), sql, ids)]
         except sqlite3.OperationalError:  # no queue yet
             return False
-    return len(kinds) == len(ids) and all(is_agent_kind(k) for k in kinds)
+    return len(kinds) == len(ids) and all(is_agent_kind(k) or is_learning_kind(k) for k in kinds)
 
 
 def dismiss(
@@ -368,6 +369,7 @@ def _decide_in(
     apply_state = opts.apply_state
     kind = str(proposal["kind"])
     on_agent = is_agent_kind(kind) and opts.verdict == "accept"
+    learning = is_learning_kind(kind) and opts.verdict == "accept"
     if opts.policy_text is not None and kind != "summarize_community":
         raise InvalidInputError(f"proposal {proposal_id} is not a policy: no text to edit")
     if on_agent:
@@ -378,6 +380,8 @@ def _decide_in(
                 f"proposal {proposal_id} is stale ({stale}): it cannot be accepted; "
                 "reject or dismiss it"
             )
+        apply_state = APPLY_AGENT
+    elif learning:  # a .learnings tier move: files and tier row written below
         apply_state = APPLY_AGENT
     elif gate is not None:
         apply_state = gate.admit(conn, proposal, decision_id) or apply_state
@@ -419,6 +423,8 @@ def _decide_in(
     )  # fmt: skip
     if on_agent:
         apply_on_agent(log, era, proposal, decision_id, opts)
+    if learning:
+        learning_apply.apply_in(log, proposal, decision_id, opts.now)
     if new_id is not None:
         agent_log.write_lesson(
             log, era, proposal_id=proposal_id, decider=opts.decider, neuron_id=new_id,
