@@ -82,6 +82,11 @@ def _basic(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-open", action="store_true", help="only write the project")
     p.add_argument("--force", action="store_true", help="replace an existing demo in DIR")
     p.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
+    p.add_argument(
+        "--learnings",
+        action="store_true",
+        help="a .learnings/ tree (docs/learnings.md), imported, its tier moves queued",
+    )
 
     p = _leaf(sub, "stats", "basic:stats", "vital signs of both brains")
     _location(p, positional=True)

@@ -11,6 +11,7 @@ were.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import errno
 import os
@@ -114,10 +115,8 @@ def staged() -> Iterator[None]:
     except BaseException:
         done = _STAGE.get() or []
         for path, w in reversed(done):
-            try:
+            with contextlib.suppress(OSError):  # best effort; the backup remains
                 _put(path, w.before)
-            except OSError:  # pragma: no cover - best effort; the backup remains
-                pass
         raise
     finally:
         _STAGE.reset(token)
