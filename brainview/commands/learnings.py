@@ -60,6 +60,11 @@ def import_(args: argparse.Namespace) -> int:
     project_dir = _project_dir(args, root)
     if args.init:
         _init(project_dir)
+    elif not (project_dir / ".spikuit").exists():
+        raise NotFoundError(
+            f"{project_dir} holds no .spikuit/ brain: pass --init to create empty brains "
+            "there, or --into PROJECT"
+        )
     paths = discover(project_dir)
     if not paths.agent_present():
         raise NotFoundError(

@@ -146,10 +146,14 @@ def write(root: Path, rel: str, before: bytes | None, after: bytes | None, tag: 
 def _backup(root: Path, rel: str, data: bytes, tag: str) -> str:
     name = rel.replace(PARENT, "__parent__/", 1)
     target = root / BACKUP_DIR / tag / name
+    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _put(target, data)
     except OSError as err:
+        for d in made:  # innermost first: leave no empty directory behind
+            with contextlib.suppress(OSError):
+                d.rmdir()
         raise _os_error(err, target) from None
     return target.relative_to(root).as_posix()
 

@@ -153,11 +153,13 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             dead = state is not None and state.state == INVALIDATED
             if dead and not e.file.startswith("archive/"):
                 result.blocked.append((e.file, e.line, f"invalidated {row['neuron_id']}"))
-            elif (row["file"], row["line"], row["tier"]) != (e.file, e.line, tier):
-                relocated.append((e.file, e.line, tier, row["neuron_id"]))
-                result.moved.append((e.file, e.line, row["neuron_id"]))
             else:
-                result.unchanged += 1
+                if (row["file"], row["line"], row["tier"]) != (e.file, e.line, tier):
+                    relocated.append((e.file, e.line, tier, row["neuron_id"]))
+                if (row["file"], row["tier"]) != (e.file, tier):  # another file: a move
+                    result.moved.append((e.file, e.line, row["neuron_id"]))
+                else:  # the same file (lines above it may have come or gone)
+                    result.unchanged += 1
             continue
         buried = near(conn, e.text)
         if buried:
