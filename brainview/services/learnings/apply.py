@@ -72,7 +72,9 @@ def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, s
         (f"tier of {row['neuron_id']}", str(row["tier"]), str(params["tier_to"]))
     ]
     for rel, sign, text in diff_lines(before, after):
-        if sign == "-":
+        if before.get(rel) is None and text == "(new file)":
+            lines.append((rel, "(absent)", "(new file)"))
+        elif sign == "-":
             lines.append((f"{rel}", text, "(line removed)"))
         else:
             lines.append((f"{rel} (appended)", "", text))

@@ -35,7 +35,7 @@ from brainview.core.learnings_parse import (
 )
 from brainview.core.text_rules import name_problem
 from brainview.services.lifecycle import INVALIDATED, statuses
-from brainview.services.lifecycle.tombstones import near
+from brainview.services.lifecycle.tombstones import near_many
 from brainview.services.project import Project
 from brainview.store import learnings_files as lfiles
 from brainview.store import learnings_rows as lrows
@@ -136,12 +136,43 @@ def _when(date: str | None, now: datetime) -> datetime:
     return now
 
 
+class _Groups:
+    """Lessons seen so far (each group's first wording, indexed by word): which group a
+    new wording joins."""
+
+    def __init__(self) -> None:
+        self.order: dict[str, int] = {}
+        self.canon: dict[str, str] = {}
+        self.vocab: dict[str, frozenset[str]] = {}
+        self.index: dict[str, set[str]] = {}
+
+    def add(self, nid: str, canonical: str, vocab: frozenset[str]) -> None:
+        self.order[nid] = len(self.order)
+        self.canon[nid] = canonical
+        self.vocab[nid] = vocab
+        if canonical == nid:  # a new wording is compared with each group's first one
+            for w in vocab:
+                self.index.setdefault(w, set()).add(nid)
+
+    def find(self, vocab: frozenset[str]) -> str | None:
+        """The canonical entry of the first group whose first wording ``vocab`` repeats."""
+        candidates = set().union(*(self.index.get(w, set()) for w in vocab)) if vocab else set()
+        for nid in sorted(candidates, key=self.order.__getitem__):
+            if similar(self.vocab[nid], vocab):
+                return self.canon[nid]
+        return None
+
+
 def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None:  # type: ignore[no-untyped-def]
     known = {r["entry_key"]: r for r in lrows.entries(conn)}
     states = statuses(conn, era, [r["neuron_id"] for r in known.values()])
-    groups = [(r["neuron_id"], r["canonical"] or r["neuron_id"]) for r in known.values()]
-    contents = _contents(conn, [nid for nid, _c in groups])
-    vocab = {nid: words(contents.get(nid, "")) for nid, _c in groups}
+    contents = _contents(conn, [r["neuron_id"] for r in known.values()])
+    groups = _Groups()
+    for r in known.values():
+        nid = r["neuron_id"]
+        groups.add(nid, r["canonical"] or nid, words(contents.get(nid, "")))
+    fresh = {key: e.text for e, _s, _t, key in found if key not in known}
+    buried_all = near_many(conn, fresh) if fresh else {}
     log = EffectLog(conn)
     relocated: list[tuple[str, int, str, str]] = []
     touched: set[str] = set()
@@ -161,7 +192,7 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
                 else:  # the same file (lines above it may have come or gone)
                     result.unchanged += 1
             continue
-        buried = near(conn, e.text)
+        buried = buried_all.get(key)
         if buried:
             why = f"resembles invalidated {buried[0].tombstone_id} ({buried[0].score:.2f})"
             result.blocked.append((e.file, e.line, why))
@@ -169,7 +200,7 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
         nid = "r-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
         created = _when(e.date, now)
         mine = words(e.text)
-        canonical = next((c for n, c in groups if similar(vocab[n], mine)), None)
+        canonical = groups.find(mine)
         _add_neuron(log, era, nid, e, skill, created, now_s)
         lrows_row = {
             "neuron_id": nid, "entry_key": key, "file": e.file, "line": e.line, "raw": e.raw,
@@ -185,8 +216,7 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             write_spikes(log, era, [(canonical, 3)], fired, SESSION, f"learnings:use {e.file}")
             touched.add(canonical)
             result.linked += 1
-        groups.append((nid, canonical or nid))
-        vocab[nid] = mine
+        groups.add(nid, canonical or nid, mine)
         known[key] = lrows_row
         result.added.append((e.file, e.line, nid))
     lrows.relocate(conn, relocated)
