@@ -269,6 +269,10 @@ def test_stale_move_is_refused_and_writes_nothing(tmp_path: Path) -> None:
     demote = next(pid for pid, p in pending(ws).items() if p["action"] == "demote")
     (root / "HOT.md").write_bytes(b"# HOT\n")  # the line is gone
     before = snapshot(root)
+    shown = cli("proposals", "show", demote, "-C", str(ws), "--json")
+    assert shown.returncode == 0 and "no longer in the file" in shown.stdout
+    listed = cli("proposals", "list", "-C", str(ws), "--json")
+    assert listed.returncode == 0 and "no longer in the file" in listed.stdout
     with session(ws) as s, pytest.raises(ConflictError, match="stale"):
         s.decide([demote], "accept")
     assert snapshot(root) == before and demote in pending(ws)

@@ -23,9 +23,10 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_edit import Files, Move, Stale, apply_moves, diff_lines
+from brainview.core.learnings_kinds import LEARNING_KIND
 from brainview.core.learnings_parse import split_lines
 from brainview.core.learnings_tiers import RETIRE
-from brainview.errors import ConflictError
+from brainview.errors import BrainviewError, ConflictError
 from brainview.store import learnings_files as lfiles
 from brainview.store import learnings_rows as lrows
 from brainview.store.effects import EffectLog
@@ -80,6 +81,22 @@ def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, s
             lines.append((f"{rel} (appended)", "", text))
     files = ", ".join(after)
     return lines, f"rewrites {files} in {root} (backups kept; undo restores the bytes)"
+
+
+def stale_reasons(conn: Connection, items: list[Any]) -> dict[str, str]:
+    """Queued ``learning_tier`` item id → why it can no longer be accepted (its line
+    left its file, the entry moved tier, the tree is gone)."""
+    out: dict[str, str] = {}
+    for item in items:
+        if item.kind != LEARNING_KIND:
+            continue
+        try:
+            _new_bytes(*_planned(conn, json.loads(item.params_json or "{}"))[::2])
+        except ConflictError as err:
+            out[item.id] = str(err)
+        except (BrainviewError, KeyError, TypeError, ValueError, OSError) as err:
+            out[item.id] = f"cannot be checked: {err}"
+    return out
 
 
 def apply_in(log: EffectLog, proposal: dict[str, Any], decision_id: str, now: Any) -> None:
