@@ -13,7 +13,7 @@ from test_cli import cli
 
 from brainview.core.learnings_parse import COLD, HOT, WARM, classify, parse
 from brainview.demo.generator import DEMO_NOW
-from brainview.errors import ConflictError, ExitCode, ReadOnlyError
+from brainview.errors import BadPathError, ConflictError, ExitCode, ReadOnlyError
 from brainview.services import lifecycle
 from brainview.services.learnings.planning import plan_moves
 from brainview.services.project import Project
@@ -381,3 +381,36 @@ def test_demo_learnings_writes_imports_and_queues(tmp_path: Path) -> None:
     assert {"promote", "demote", "archive", "graduate"} <= actions
     again = cli("demo", "--learnings", str(tmp_path / "d"), "--no-open")
     assert again.returncode == 0 and "reusing" in again.stderr
+
+
+def test_links_and_odd_names_are_never_read_or_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"- [2026-01-01] secret -> leak\n")
+    ws, root = tree(tmp_path, {"HOT.md": HOT_MD, "corrections.md": TRIPLE})
+    (root / "linked.md").symlink_to(outside)
+    (root / "evil\x1b[31m.md").write_bytes(b"- [2026-11-01] hidden -> x\n")
+    out = cli("learnings", "import", str(root), "--json")
+    assert out.returncode == 0 and '"added": []' in out.stdout
+    assert "linked.md" in out.stdout and "control or invisible" in out.stdout
+    # An archive target that is a symbolic link is refused; nothing is written anywhere.
+    plan(ws)
+    hot = (root / "HOT.md").read_bytes()
+    (root / "corrections.md").unlink()
+    (root / "corrections.md").symlink_to(outside)
+    demote = next(pid for pid, p in pending(ws).items() if p["action"] == "demote")
+    with session(ws) as s, pytest.raises(BadPathError, match="not a regular file"):
+        s.decide([demote], "accept")
+    assert (root / "HOT.md").read_bytes() == hot
+    assert outside.read_bytes() == b"- [2026-01-01] secret -> leak\n"
+    assert demote in pending(ws)
+
+
+def test_plan_dry_run_writes_nothing_and_plan_needs_an_import(tmp_path: Path) -> None:
+    ws, _root = tree(tmp_path, {"HOT.md": HOT_MD, "corrections.md": TRIPLE})
+    dry = cli("learnings", "plan", str(ws), "--dry-run", "--json")
+    assert dry.returncode == 0 and '"action": "demote"' in dry.stdout
+    assert pending(ws) == {}
+    made = cli("demo", str(tmp_path / "plain"), "--no-open")
+    assert made.returncode == 0, made.stderr
+    none = cli("learnings", "plan", str(tmp_path / "plain"))
+    assert none.returncode == ExitCode.NOT_FOUND and "learnings import" in none.stderr
