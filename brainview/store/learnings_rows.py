@@ -114,10 +114,14 @@ def entry(conn: Connection, neuron_id: str) -> dict[str, Any] | None:
     return dict(zip(COLUMNS, row, strict=True)) if row else None
 
 
-def relocate(conn: Connection, moved: Sequence[tuple[str, int, str, str]]) -> None:
-    """Where entries are now (``(file, line, tier, neuron_id)``), as the files say."""
+def relocate(conn: Connection, moved: Sequence[tuple[str, int, str, str]], now: str) -> None:
+    """Where entries are now (``(file, line, tier, neuron_id)``), as the files say; an
+    entry whose tier changed (the skill moved it) holds its new tier since ``now``."""
     driver(conn).executemany(
-        "UPDATE brainview_learning SET file = ?, line = ?, tier = ? WHERE neuron_id = ?", moved
+        "UPDATE brainview_learning SET file = ?, line = ?, "
+        "tier_since = CASE WHEN tier = ? THEN tier_since ELSE ? END, tier = ? "
+        "WHERE neuron_id = ?",
+        [(f, n, t, now, t, nid) for f, n, t, nid in moved],
     )
 
 

@@ -171,6 +171,9 @@ def test_reimport_is_idempotent_follows_moves_and_picks_up_new_lines(tmp_path: P
     tier = agent_sql(ws, "SELECT tier, file FROM brainview_learning WHERE file = 'HOT.md' "
                          "ORDER BY line")  # fmt: skip
     assert tier == [(HOT, "HOT.md"), (HOT, "HOT.md")]
+    since = agent_sql(ws, "SELECT tier_since FROM brainview_learning WHERE file = 'HOT.md' "
+                          "ORDER BY line")  # fmt: skip
+    assert since[0][0].startswith(day(60)) and since[1][0] == NOW.isoformat()
 
 
 def test_import_refuses_without_agent_brain_and_bad_dirs(tmp_path: Path) -> None:

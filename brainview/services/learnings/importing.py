@@ -219,7 +219,7 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
         groups.add(nid, canonical or nid, mine)
         known[key] = lrows_row
         result.added.append((e.file, e.line, nid))
-    lrows.relocate(conn, relocated)
+    lrows.relocate(conn, relocated, now_s)
     if era.card_source == "fsrs_state":
         _replay_cards(log, sorted(touched))
 
