@@ -50,10 +50,10 @@ def demo(args: argparse.Namespace) -> int:
     default = "brainview-learnings-demo" if getattr(args, "learnings", False) else "brainview-demo"
     target = Path(args.dir) if args.dir else Path(tempfile.gettempdir()) / default
     spikuit = target / ".spikuit"
+    if args.force and getattr(args, "learnings", False):
+        shutil.rmtree(target / ".learnings", ignore_errors=True)
     if spikuit.exists() and args.force:
         shutil.rmtree(spikuit)
-        if getattr(args, "learnings", False):
-            shutil.rmtree(target / ".learnings", ignore_errors=True)
     if spikuit.exists():
         print(f"brainview: reusing the demo in {target} (--force writes it anew)", file=sys.stderr)
     else:

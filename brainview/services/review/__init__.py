@@ -31,6 +31,10 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
    its change is written to the agent brain here, through the same effect log
    (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
+   On **accept** of a ``learning_tier`` (a ``.learnings`` tier move), the Markdown files
+   and the tier row are written here too (``apply_state = 'agent'``;
+   :mod:`brainview.services.learnings.apply`); the files are put back if the
+   transaction fails.
 7. An **effect log** of every changed row (:mod:`brainview.store.effects`), so
    :func:`~brainview.services.review.revert.undo` is exact.
 
