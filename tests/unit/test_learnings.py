@@ -417,3 +417,15 @@ def test_plan_dry_run_writes_nothing_and_plan_needs_an_import(tmp_path: Path) ->
     assert made.returncode == 0, made.stderr
     none = cli("learnings", "plan", str(tmp_path / "plain"))
     assert none.returncode == ExitCode.NOT_FOUND and "learnings import" in none.stderr
+
+
+def test_a_promotion_into_a_full_hot_file_says_so(tmp_path: Path) -> None:
+    full = HOT_MD + b"".join(b"- rule %d\n" % i for i in range(100))
+    ws, _root = tree(tmp_path, {"HOT.md": full, "corrections.md": TRIPLE})
+    plan(ws)
+    out = cli("proposals", "list", "-C", str(ws), "--json")
+    assert out.returncode == 0
+    shown = cli("proposals", "show", next(
+        pid for pid, p in pending(ws).items() if p["action"] == "promote"
+    ), "-C", str(ws))  # fmt: skip
+    assert "already has 106 lines" in shown.stdout

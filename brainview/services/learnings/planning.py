@@ -14,19 +14,32 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_kinds import LEARNING_KIND
-from brainview.core.learnings_tiers import RETIRE, TIER_AFTER, EntryState, Item, Rules, plan
-from brainview.errors import NotFoundError
+from brainview.core.learnings_parse import split_lines
+from brainview.core.learnings_tiers import (
+    PROMOTE,
+    RETIRE,
+    TIER_AFTER,
+    EntryState,
+    Item,
+    Rules,
+    plan,
+)
+from brainview.errors import BrainviewError, NotFoundError
 from brainview.services.intake import parse_batch, store
 from brainview.services.lifecycle import INVALIDATED, LIVE, statuses
 from brainview.services.project import Project
+from brainview.store import learnings_files as lfiles
 from brainview.store import learnings_rows as lrows
 
 SKILL = "learnings"
+HOT_LIMIT = 100
+"""Lines the skills allow ``HOT.md`` (every session reads it)."""
 RUNTIME = "brainview-learnings"
 
 
@@ -76,6 +89,21 @@ def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-
     return out
 
 
+def _over_limit(item: Item, root: Path, hot_file: str) -> Item:
+    """A promotion into a HOT file already at its 100-line limit says so."""
+    if item.action != PROMOTE:
+        return item
+    try:
+        data = lfiles.read_file(root, hot_file) or b""
+    except (BrainviewError, OSError):
+        return item
+    n = len(split_lines(data))
+    if n < HOT_LIMIT:
+        return item
+    note = f" {hot_file} already has {n} lines (the skills keep it ≤ {HOT_LIMIT})."
+    return replace(item, rationale=item.rationale + note)
+
+
 def _proposal(item: Item, now: datetime) -> dict[str, object]:
     mv = item.move
     params: dict[str, object] = {
@@ -115,7 +143,10 @@ def plan_moves(
         rows = lrows.entries(conn)
         entries = states(conn, agent.era, rows)
         pending = lrows.pending_moves(conn)
-    items = plan(entries, now, root[1], rules or Rules())
+    items = [
+        _over_limit(i, Path(root[0]), root[1])
+        for i in plan(entries, now, root[1], rules or Rules())
+    ]
     fresh = [i for i in items if i.entry.neuron_id not in pending]
     result.already_pending = len(items) - len(fresh)
     raw = [_proposal(i, now) for i in fresh]
