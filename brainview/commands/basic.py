@@ -47,8 +47,11 @@ def demo(args: argparse.Namespace) -> int:
     """Write a demo project (deterministic for a seed), then open it."""
     from brainview.demo.generator import DemoSpec, build_project
 
-    target = Path(args.dir) if args.dir else Path(tempfile.gettempdir()) / "brainview-demo"
+    default = "brainview-learnings-demo" if getattr(args, "learnings", False) else "brainview-demo"
+    target = Path(args.dir) if args.dir else Path(tempfile.gettempdir()) / default
     spikuit = target / ".spikuit"
+    if args.force and getattr(args, "learnings", False):
+        shutil.rmtree(target / ".learnings", ignore_errors=True)
     if spikuit.exists() and args.force:
         shutil.rmtree(spikuit)
     if spikuit.exists():
@@ -56,7 +59,10 @@ def demo(args: argparse.Namespace) -> int:
     else:
         if target.exists() and not target.is_dir():
             raise UsageError(f"{target} exists and is not a directory")
-        build_project(target, DemoSpec(seed=args.seed, now=now(), history=True))
+        if getattr(args, "learnings", False):
+            _learnings_demo(target, args.seed)
+        else:
+            build_project(target, DemoSpec(seed=args.seed, now=now(), history=True))
         print(f"brainview: demo project written to {target}", file=sys.stderr)
     if args.no_open:
         return 0
@@ -64,6 +70,16 @@ def demo(args: argparse.Namespace) -> int:
 
     paths = discover(target)
     return run_app(paths, config=_config(paths))
+
+
+def _learnings_demo(target: Path, seed: int) -> None:
+    """``demo --learnings``: the tree, empty brains, the import and the planned moves."""
+    from brainview.demo.learnings_gen import build_learnings_project
+
+    if (target / ".learnings").exists():
+        raise ConflictError(f"{target / '.learnings'} already exists (--force writes it anew)")
+    target.mkdir(parents=True, exist_ok=True)
+    build_learnings_project(target, now(), seed)
 
 
 def stats(args: argparse.Namespace) -> int:

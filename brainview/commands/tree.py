@@ -34,6 +34,7 @@ KINDS = (
     "decay_synapses",
     "summarize_community",
     "retire_policy",
+    "learning_tier",
 )
 """Mirrors :data:`brainview.core.kinds.KINDS` (a test checks they agree)."""
 STATUSES = ("pending", "accepted", "rejected", "dismissed", "decided", "all")
@@ -81,6 +82,11 @@ def _basic(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-open", action="store_true", help="only write the project")
     p.add_argument("--force", action="store_true", help="replace an existing demo in DIR")
     p.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
+    p.add_argument(
+        "--learnings",
+        action="store_true",
+        help="a .learnings/ tree (docs/learnings.md), imported, its tier moves queued",
+    )
 
     p = _leaf(sub, "stats", "basic:stats", "vital signs of both brains")
     _location(p, positional=True)
@@ -461,6 +467,35 @@ def _simulate(sub: argparse._SubParsersAction) -> None:
     _json(p)
 
 
+def _learnings(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser(
+        "learnings", help="import a self-improving agent's .learnings/ tree; plan its tier moves"
+    )
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = _leaf(
+        acts,
+        "import",
+        "learnings:import_",
+        "import (again) a .learnings/ tree as reflections in an agent brain",
+        epilog="Re-importing is idempotent: known entries are followed where they moved, "
+        "new lines added, tombstoned text refused. Mapping and limits: docs/learnings.md.",
+    )
+    p.add_argument("dir", help="the .learnings directory (or ~/self-improving)")
+    p.add_argument("--into", metavar="PROJECT", help="project dir (default: DIR's parent)")
+    p.add_argument("--init", action="store_true", help="create missing brains (empty) first")
+    p.add_argument("--dry-run", action="store_true", help="only parse and count; write nothing")
+    _json(p)
+    p = _leaf(
+        acts,
+        "plan",
+        "learnings:plan",
+        "queue the tier rules' moves (promote, demote, archive, graduate) as proposals",
+    )
+    _location(p, positional=True)
+    p.add_argument("--dry-run", action="store_true", help="only list the moves; queue nothing")
+    _json(p)
+
+
 def build_parser() -> Parser:
     """The whole command tree."""
     parser = Parser(prog="brainview", description=DESCRIPTION, epilog=EPILOG)
@@ -476,6 +511,7 @@ def build_parser() -> Parser:
     _communities(sub)
     _export(sub)
     _simulate(sub)
+    _learnings(sub)
     return parser
 
 

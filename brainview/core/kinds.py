@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from brainview.core.kinds_agent import AGENT_KINDS
+from brainview.core.learnings_kinds import LEARNING_KINDS
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.core.params import (
     MAX_TEXT,
@@ -112,13 +113,23 @@ USER_KINDS: dict[str, Callable[[dict[str, Any]], tuple[Refs, str]]] = {
 }
 """Kinds about the user brain (applied there on accept, unless record-only)."""
 
-KINDS: dict[str, Callable[[dict[str, Any]], tuple[Refs, str]]] = {**USER_KINDS, **AGENT_KINDS}
-"""Every kind: the user-brain kinds, then the agent-brain (consolidation) kinds."""
+KINDS: dict[str, Callable[[dict[str, Any]], tuple[Refs, str]]] = {
+    **USER_KINDS,
+    **AGENT_KINDS,
+    **LEARNING_KINDS,
+}
+"""Every kind: the user-brain kinds, the agent-brain (consolidation) kinds, then the
+``.learnings`` tier move (:mod:`brainview.core.learnings_kinds`)."""
 
 
 def is_agent_kind(kind: str) -> bool:
     """Whether accepting ``kind`` changes the agent brain (not the user brain)."""
     return kind in AGENT_KINDS
+
+
+def is_learning_kind(kind: str) -> bool:
+    """Whether accepting ``kind`` rewrites a ``.learnings/`` tree (and no user brain)."""
+    return kind in LEARNING_KINDS
 
 
 def check_params(kind: str, params: object) -> tuple[Refs, str]:

@@ -61,11 +61,15 @@ PARAM_KEYS: dict[str, frozenset[str]] = {
         | {"draft", "plan", "basis"}
     ),
     "retire_policy": frozenset({"policy", "plan", "basis"}),
+    "learning_tier": frozenset(
+        {"entry", "action", "source", "target", "line", "tier_from", "tier_to", "reason"}
+    ),
 }
 """Each kind's params, as the JSON Schema lists them (a test keeps the two in step)."""
 FREE_TEXT_PARAMS: dict[str, frozenset[str]] = {
     "edit_content": frozenset({"content"}),
     "summarize_community": frozenset({"text", "draft"}),
+    "learning_tier": frozenset({"reason"}),
 }
 """Known params that hold free text (lines and tabs allowed); the rest are names."""
 

@@ -44,6 +44,8 @@ PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
     "brainview_grade": ("decision_id", "reflection_id"),
     "brainview_apply_intent": ("id",),
     "brainview_plan_item": ("proposal_id",),
+    "brainview_learning": ("neuron_id",),
+    "brainview_learning_write": ("decision_id", "seq"),
 }
 """Tables the write paths may touch (every Spikuit 0.7 table with a key, and
 brainview's own), and the columns that identify one row.  A table missing here cannot

@@ -19,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
+from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind, is_learning_kind
 from brainview.services.project import Project
 from brainview.store.bounded import too_large
 from brainview.store.era import Era
@@ -87,6 +87,10 @@ def stale_all(
     out = stale_reasons(user_conn, era, items)
     if agent_era is not None:
         out.update(agent_stale_reasons(agent_conn, agent_era, items))
+    if any(is_learning_kind(item.kind) for item in items):  # .learnings tier moves
+        from brainview.services.learnings.apply import stale_reasons as learning_stale
+
+        out.update(learning_stale(agent_conn, items))
     rest = [item.id for item in items if item.id not in out]
     if rest and _has_table(agent_conn, "brainview_plan_item"):
         from brainview.services.intake.spkt_plan import hash_reasons  # plan imports are heavier

@@ -31,6 +31,10 @@ A decision (:func:`decide`, :func:`decide_many`, :func:`dismiss`) does, inside o
    On **accept** of an agent-brain kind (a consolidation item: prune, decay, policy),
    its change is written to the agent brain here, through the same effect log
    (``apply_state = 'agent'``; :mod:`brainview.services.consolidate.apply_agent`).
+   On **accept** of a ``learning_tier`` (a ``.learnings`` tier move), the Markdown files
+   and the tier row are written here too (``apply_state = 'agent'``;
+   :mod:`brainview.services.learnings.apply`); the files are put back if the
+   transaction fails.
 7. An **effect log** of every changed row (:mod:`brainview.store.effects`), so
    :func:`~brainview.services.review.revert.undo` is exact.
 
@@ -63,6 +67,7 @@ from brainview.services.apply.gate import AcceptGate
 from brainview.services.apply.mode import UserBrainApplier
 from brainview.services.apply.runner import require_writable_user
 from brainview.services.apply.stale import QueuedRef, stale_for
+from brainview.services.learnings import apply as learning_apply
 from brainview.services.lifecycle import writing
 from brainview.services.project import Project
 from brainview.services.review.call import (
@@ -216,7 +221,7 @@ def decide_many(
     )
     batch = gate_cm.batch_id if applying else None  # its intents are ours until applied
     with owner.holding(batch):
-        with agent.write() as conn, gate_cm as gate:
+        with learning_apply.staged(), agent.write() as conn, gate_cm as gate:
             opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
             if confirmed_flags is not None and verdict == "accept":
                 refuse_unconfirmed(conn, agent.era, unique, confirmed_flags)

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from brainview.core.json_strict import loads_stored
-from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind
+from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind, is_learning_kind
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.core.refs import name_refs, parse_refs
 from brainview.core.safe_text import first_line
@@ -153,6 +153,12 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
     except ParamError:  # stored by an older version or by hand: shown, never applied
         refs = Refs()
     _name_refs(project, detail)
+    if is_learning_kind(detail.kind):
+        from brainview.services.learnings.detail import attach
+
+        with agent.read() as aconn:
+            attach(aconn, detail)
+        return detail
     if is_agent_kind(detail.kind):
         with agent.read() as aconn, project.user.read() as uconn:
             if detail.status == "pending":

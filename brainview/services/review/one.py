@@ -13,11 +13,12 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.grading import grade_for
-from brainview.core.kinds import is_agent_kind
+from brainview.core.kinds import is_agent_kind, is_learning_kind
 from brainview.errors import ConflictError, InvalidInputError
 from brainview.services.apply.gate import AcceptGate
 from brainview.services.audit import agent_log
 from brainview.services.consolidate import apply_agent
+from brainview.services.learnings import apply as learning_apply
 from brainview.services.project import Project
 from brainview.services.review.call import APPLY_RECORDED, Options, Verdict, apply_on_agent
 from brainview.store import decision_reads
@@ -80,6 +81,7 @@ def decide_in(
     apply_state = opts.apply_state
     kind = str(proposal["kind"])
     on_agent = is_agent_kind(kind) and opts.verdict == "accept"
+    learning = is_learning_kind(kind) and opts.verdict == "accept"
     if opts.policy_text is not None and kind != "summarize_community":
         raise InvalidInputError(f"proposal {proposal_id} is not a policy: no text to edit")
     if on_agent:
@@ -90,6 +92,8 @@ def decide_in(
                 f"proposal {proposal_id} is stale ({stale}): it cannot be accepted; "
                 "reject or dismiss it"
             )
+        apply_state = APPLY_AGENT
+    elif learning:  # a .learnings tier move: files and tier row written below
         apply_state = APPLY_AGENT
     elif gate is not None:
         apply_state = gate.admit(conn, proposal, decision_id) or apply_state
@@ -131,6 +135,8 @@ def decide_in(
     )  # fmt: skip
     if on_agent:
         apply_on_agent(log, era, proposal, decision_id, opts)
+    if learning:
+        learning_apply.apply_in(log, proposal, decision_id, opts.now)
     if new_id is not None:
         agent_log.write_lesson(
             log, era, proposal_id=proposal_id, decider=opts.decider, neuron_id=new_id,
@@ -157,4 +163,4 @@ def only_agent_kinds(project: Project, ids: Sequence[str]) -> bool:
         kinds = decision_reads.proposal_kinds(conn, ids)
     if kinds is None:  # no queue yet
         return False
-    return len(kinds) == len(ids) and all(is_agent_kind(k) for k in kinds)
+    return len(kinds) == len(ids) and all(is_agent_kind(k) or is_learning_kind(k) for k in kinds)

@@ -47,6 +47,7 @@ from brainview.services.apply.plan import UNDO_TAG_PREFIX, ChangesetInfo, Plan
 from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
 from brainview.services.audit import agent_log
+from brainview.services.learnings import apply as learning_apply
 from brainview.services.project import Project
 from brainview.services.review.units import find_decision, unit_of
 from brainview.store import decision_reads
@@ -115,7 +116,7 @@ def _revert_all(
     batch_id = f"batch-{uuid.uuid4().hex[:12]}"
     done: list[tuple[dict[str, Any], int, intents.Intent | None]] = []
     with owner.holding(batch_id):  # its revert intents are ours until carried out
-        with agent.write() as conn:
+        with learning_apply.staged(), agent.write() as conn:
             now = not_before_last(conn, now)  # the clock went back? an undo is not older
             undone_at = fsrs_math.format_ts(now)
             for peek in peeks:
@@ -159,6 +160,7 @@ def _revert_one(
     try:
         if plan is not None:
             revert = _prepare_revert(project, conn, decision, plan, actor, now, batch_id)
+        learning_apply.undo_in(conn, did)  # .learnings files first: their rows go next
         restored = revert_effects(conn, did)
         _no_link_to_a_retired_neuron(conn, did)
         pid = str(decision["proposal_id"])

@@ -1,0 +1,106 @@
+"""``brainview learnings import|plan``: a ``.learnings/`` tree as an agent brain."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from brainview.commands.common import emit_json, note, now
+from brainview.core.safe_text import one_line
+from brainview.errors import NotFoundError
+
+
+def _project_dir(args: argparse.Namespace, learnings: Path) -> Path:
+    """``--into PROJECT``, else the directory holding the ``.learnings`` tree."""
+    if args.into:
+        return Path(args.into)
+    return Path(learnings).resolve().parent
+
+
+def _init(project_dir: Path) -> None:
+    """Create what is missing: ``.spikuit/`` with an empty user brain, its agent brain."""
+    from brainview.demo.generator import write_config
+    from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
+    from brainview.store.brain_create import create_empty
+    from brainview.store.path_kind import require_file_or_missing
+
+    if not project_dir.is_dir():
+        raise NotFoundError(f"no such project directory: {project_dir}")
+    spikuit = project_dir / ".spikuit"
+    user_db, agent_db = spikuit / "circuit.db", spikuit / "agent" / "circuit.db"
+    if not require_file_or_missing(user_db, "user brain"):
+        if not require_file_or_missing(spikuit / "config.toml", "user config"):
+            write_config(spikuit, project_dir.name or "learnings")
+        create_empty(user_db, SPIKUIT_07_DDL)
+        note(f"created empty user brain {user_db}")
+    if not require_file_or_missing(agent_db, "agent brain"):
+        if not require_file_or_missing(agent_db.parent / "config.toml", "agent config"):
+            write_config(agent_db.parent, "agent")
+        create_empty(agent_db, SPIKUIT_07_DDL)
+        note(f"created empty agent brain {agent_db}")
+
+
+def import_(args: argparse.Namespace) -> int:
+    """``brainview learnings import DIR [--into PROJECT] [--init] [--dry-run] [--json]``."""
+    from brainview.services.learnings.importing import import_tree, scan
+    from brainview.services.project import Project
+    from brainview.store.discovery import discover
+    from brainview.store.learnings_files import require_root
+
+    root = require_root(Path(args.dir))
+    if args.dry_run:
+        found, result = scan(root)
+        data = {"entries": len(found), **result.to_json()}
+        if args.json:
+            emit_json(data, sort_keys=True)
+        else:
+            print(f"{len(found)} entries in {one_line(str(root), 200)} (dry run: nothing written)")
+        return 0
+    project_dir = _project_dir(args, root)
+    if args.init:
+        _init(project_dir)
+    elif not (project_dir / ".spikuit").exists():
+        raise NotFoundError(
+            f"{project_dir} holds no .spikuit/ brain: pass --init to create empty brains "
+            "there, or --into PROJECT"
+        )
+    paths = discover(project_dir)
+    if not paths.agent_present():
+        raise NotFoundError(
+            f"no agent brain at {paths.agent_db}: pass --init to create one (empty)"
+        )
+    with Project.open(paths, write_agent=True) as project:
+        result = import_tree(project, root, now=now())
+    if args.json:
+        emit_json(result.to_json(), sort_keys=True)
+        return 0
+    print(
+        f"imported {len(result.added)} new entries ({result.linked} repeats linked as uses), "
+        f"{len(result.moved)} moved, {result.unchanged} unchanged, "
+        f"{result.free_lines} free-form lines kept"
+    )
+    for file, line, why in result.blocked:
+        print(f"  not imported {one_line(file, 80)}:{line}: {one_line(why, 120)}")
+    for file, why in result.skipped:
+        print(f"  skipped {one_line(file, 80)}: {one_line(why, 80)}", file=sys.stderr)
+    return 0
+
+
+def plan(args: argparse.Namespace) -> int:
+    """``brainview learnings plan [PATH] [--dry-run] [--json]``: queue the tier moves."""
+    from brainview.commands.common import open_project
+    from brainview.services.learnings.planning import plan_moves
+
+    with open_project(args, write_agent=not args.dry_run) as project:
+        result = plan_moves(project, now=now(), dry_run=args.dry_run)
+    if args.json:
+        emit_json(result.to_json(), sort_keys=True)
+        return 0
+    verb = "would queue" if args.dry_run else "queued"
+    print(f"{verb} {len(result.queued)} tier move(s); {result.already_pending} already pending")
+    for p in result.queued:
+        params = p["params"]
+        assert isinstance(params, dict)
+        print(f"  {p['id']}  {params['action']:<8} {one_line(str(p['rationale']), 100)}")
+    return 0

@@ -1,0 +1,126 @@
+"""The self-improving skills' tier rules, as items to decide instead of a cron's moves.
+
+Pure.  For each imported entry (its tier, its file, its uses) the rules say whether it
+should move; the services queue each move as a ``learning_tier`` proposal:
+
+* WARM, used 3 times within 7 days → **promote** to HOT (the HOT file);
+* HOT, unused for 30 days → **demote** to WARM (its skill's file);
+* WARM, unused for 90 days → **archive** (``archive/<same path>``, COLD);
+* HOT for 30+ days and used in the last 30 → **graduate** into ``AGENTS.md`` beside
+  the ``.learnings`` directory;
+* invalidated in brainview and still in a live file → **retire** to
+  ``archive/invalidated.md`` with the reason (the tombstone blocks re-import).
+
+A "use" is the entry's own date plus every spike of its reflection (repeats of the
+same lesson found at import, and decisions that graded it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from brainview.core.learnings_edit import Move
+from brainview.core.learnings_parse import COLD, HOT, WARM, home_file
+
+PROMOTE, DEMOTE, ARCHIVE, GRADUATE, RETIRE = "promote", "demote", "archive", "graduate", "retire"
+ACTIONS = (PROMOTE, DEMOTE, ARCHIVE, GRADUATE, RETIRE)
+GRADUATED = "GRADUATED"
+AGENTS_FILE = "../AGENTS.md"
+"""Graduation target: ``AGENTS.md`` in the directory holding ``.learnings``."""
+INVALIDATED_FILE = "archive/invalidated.md"
+TIER_AFTER = {PROMOTE: HOT, DEMOTE: WARM, ARCHIVE: COLD, GRADUATE: GRADUATED, RETIRE: COLD}
+STANCE = {PROMOTE: "support", GRADUATE: "support", DEMOTE: "oppose", ARCHIVE: "oppose"}
+"""How the moved entry is consulted: accepting a promotion confirms the lesson
+(strong), accepting a demotion says it went unused (miss); a rejection the reverse."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    promote_uses: int = 3
+    promote_days: int = 7
+    demote_days: int = 30
+    archive_days: int = 90
+    graduate_days: int = 30
+
+
+@dataclass(frozen=True)
+class EntryState:
+    neuron_id: str
+    skill: str
+    tier: str
+    file: str
+    line: int
+    raw: bytes
+    created: datetime
+    tier_since: datetime
+    uses: tuple[datetime, ...] = ()
+    invalidated: str | None = None
+    """The invalidation's reason (``None``: not invalidated)."""
+    block: bool = False
+    related: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Item:
+    action: str
+    entry: EntryState
+    move: Move
+    rationale: str
+    consulted: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _days(delta: timedelta) -> int:
+    return int(delta.total_seconds() // 86_400)
+
+
+def plan(entries: list[EntryState], now: datetime, hot_file: str, rules: Rules) -> list[Item]:
+    """Every move the rules call for, in entry order (block entries never move)."""
+    items: list[Item] = []
+    for e in entries:
+        item = _one(e, now, hot_file, rules)
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def _one(e: EntryState, now: datetime, hot_file: str, r: Rules) -> Item | None:
+    if e.block or e.tier == GRADUATED:
+        return None
+    uses = sorted({e.created, *e.uses})
+    last = max(uses)
+    idle = _days(now - last)
+    if e.invalidated is not None:
+        if e.tier == COLD or e.file == INVALIDATED_FILE:
+            return None
+        why = f"invalidated in brainview: {e.invalidated}" if e.invalidated else "invalidated"
+        mv = Move(e.file, e.line, e.raw, INVALIDATED_FILE, (f"{why} ({now.date()})",))
+        return Item(RETIRE, e, mv, f"Retire {e.file}:{e.line} to archive: {why}.")
+    if e.tier == WARM:
+        recent = [u for u in uses if timedelta(0) <= now - u <= timedelta(days=r.promote_days)]
+        if len(recent) >= r.promote_uses:
+            mv = Move(e.file, e.line, e.raw, hot_file)
+            why = f"used {len(recent)} times in the last {r.promote_days} days"
+            return _item(PROMOTE, e, mv, f"Promote to HOT ({hot_file}): {why}.")
+        if idle >= r.archive_days:
+            mv = Move(e.file, e.line, e.raw, f"archive/{e.file}")
+            return _item(ARCHIVE, e, mv, f"Archive (COLD): unused for {idle} days.")
+        return None
+    if e.tier == HOT:
+        if idle >= r.demote_days:
+            target = home_file(e.skill)
+            mv = Move(e.file, e.line, e.raw, target)
+            return _item(DEMOTE, e, mv, f"Demote to WARM ({target}): unused for {idle} days.")
+        held = _days(now - e.tier_since)
+        if held >= r.graduate_days:
+            mv = Move(e.file, e.line, e.raw, AGENTS_FILE)
+            why = f"HOT for {held} days, last used {idle} days ago"
+            return _item(GRADUATE, e, mv, f"Graduate into AGENTS.md: {why}.")
+    return None
+
+
+def _item(action: str, e: EntryState, mv: Move, rationale: str) -> Item:
+    consulted = [(e.neuron_id, STANCE[action])]
+    if action == PROMOTE:
+        consulted += [(rid, "support") for rid in e.related if rid != e.neuron_id]
+    return Item(action, e, mv, rationale, consulted)

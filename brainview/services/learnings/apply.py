@@ -1,0 +1,142 @@
+"""Accepting a ``learning_tier`` proposal: the Markdown files and the tier, together.
+
+Inside the decision's agent-brain transaction (:func:`apply_in`, called by
+:mod:`brainview.services.review` for this kind) the entry's line is found again in its
+file (stale if it is gone), moved — every other byte of both files unchanged — and the
+tier row updated through the decision's effect log.  Each file written is first backed
+up (``.brainview-backups/<decision id>/``) and recorded with its old and new bytes in
+``brainview_learning_write``.  Writes happen inside :func:`staged`: if the transaction
+then fails, the old bytes are put back, so the decision is all or nothing.
+
+Undo (:func:`undo_in`, before the effect log is reverted) puts the old bytes back,
+newest write first — refused, with nothing changed, when a file no longer holds what
+the decision wrote (the agent or a person edited it since).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection
+
+from brainview.core import fsrs_math
+from brainview.core.learnings_edit import Files, Move, Stale, apply_moves, diff_lines
+from brainview.core.learnings_kinds import LEARNING_KIND
+from brainview.core.learnings_parse import split_lines
+from brainview.core.learnings_tiers import RETIRE
+from brainview.errors import BrainviewError, ConflictError
+from brainview.store import learnings_files as lfiles
+from brainview.store import learnings_rows as lrows
+from brainview.store.effects import EffectLog
+
+staged = lfiles.staged
+"""Wrap a decision's (or an undo's) transaction: files are put back if it fails."""
+
+
+def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Path, dict[str, Any], Move]:
+    """The tree, the entry's row and the move, as things stand (ConflictError: stale)."""
+    root = lrows.root(conn)
+    if root is None:
+        raise ConflictError("no .learnings tree imported in this agent brain")
+    row = lrows.entry(conn, str(params["entry"]))
+    if row is None:
+        raise ConflictError(f"entry {params['entry']} was never imported")
+    if row["file"] != params["source"] or row["tier"] != params["tier_from"]:
+        raise ConflictError(
+            f"entry {params['entry']} is now {row['tier']} in {row['file']} (planned from "
+            f"{params['tier_from']} in {params['source']})"
+        )
+    note = ()
+    if params["action"] == RETIRE:
+        note = (f"invalidated: {params.get('reason') or 'no reason given'}",)
+    move = Move(row["file"], int(row["line"]), bytes(row["raw"]), str(params["target"]), note)
+    return Path(root[0]), row, move
+
+
+def _new_bytes(root: Path, move: Move) -> tuple[Files, Files]:
+    before = {r: lfiles.read_file(root, r) for r in (move.source, move.target)}
+    try:
+        after = apply_moves(before, [move])
+    except Stale as err:
+        raise ConflictError(f"stale: {move.source}: {err}") from None
+    return before, after
+
+
+def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, str, str]], str]:
+    """What accepting would write now: preview triples and a one-line summary
+    (ConflictError: it cannot be accepted)."""
+    root, row, move = _planned(conn, params)
+    before, after = _new_bytes(root, move)
+    lines: list[tuple[str, str, str]] = [
+        (f"tier of {row['neuron_id']}", str(row["tier"]), str(params["tier_to"]))
+    ]
+    for rel, sign, text in diff_lines(before, after):
+        if before.get(rel) is None and text == "(new file)":
+            lines.append((rel, "(absent)", "(new file)"))
+        elif sign == "-":
+            lines.append((f"{rel}", text, "(line removed)"))
+        else:
+            lines.append((f"{rel} (appended)", "", text))
+    files = ", ".join(after)
+    return lines, f"rewrites {files} in {root} (backups kept; undo restores the bytes)"
+
+
+def stale_reasons(conn: Connection, items: list[Any]) -> dict[str, str]:
+    """Queued ``learning_tier`` item id → why it can no longer be accepted (its line
+    left its file, the entry moved tier, the tree is gone)."""
+    out: dict[str, str] = {}
+    for item in items:
+        if item.kind != LEARNING_KIND:
+            continue
+        try:
+            _new_bytes(*_planned(conn, json.loads(item.params_json or "{}"))[::2])
+        except ConflictError as err:
+            out[item.id] = str(err)
+        except (BrainviewError, KeyError, TypeError, ValueError, OSError) as err:
+            out[item.id] = f"cannot be checked: {err}"
+    return out
+
+
+def apply_in(log: EffectLog, proposal: dict[str, Any], decision_id: str, now: Any) -> None:
+    """Write the accepted move (inside the decision's transaction)."""
+    params = json.loads(proposal["params_json"])
+    conn = log.conn
+    root, row, move = _planned(conn, params)
+    before, after = _new_bytes(root, move)
+    lrows.ensure(conn)
+    for seq, (rel, new) in enumerate(after.items()):
+        w = lfiles.write(root, rel, before[rel], new, decision_id)
+        log.insert(
+            "brainview_learning_write",
+            [{"decision_id": decision_id, "seq": seq, "path": rel, "before": w.before,
+              "after": w.after, "backup": w.backup}],
+        )  # fmt: skip
+    target_lines = len(split_lines(after[move.target] or b""))
+    line = max(1, target_lines - len(move.note))
+    changes = {"tier": str(params["tier_to"]), "file": move.target, "line": line,
+               "tier_since": fsrs_math.format_ts(now)}  # fmt: skip
+    log.update("brainview_learning", [(row, changes)])
+
+
+def undo_in(conn: Connection, decision_id: str) -> int:
+    """Put back the files a decision wrote (inside the undo's transaction, before its
+    effect log is reverted); returns how many files were restored."""
+    writes = lrows.writes_of(conn, decision_id)
+    if not writes:
+        return 0
+    root = lrows.root(conn)
+    if root is None:
+        raise ConflictError("the .learnings tree this decision wrote is no longer recorded")
+    for w in reversed(writes):
+        before = None if w["before"] is None else bytes(w["before"])
+        after = None if w["after"] is None else bytes(w["after"])
+        try:
+            lfiles.write(Path(root[0]), w["path"], after, before, f"undo-{decision_id}")
+        except ConflictError:
+            raise ConflictError(
+                f"cannot undo {decision_id}: {w['path']} was edited since the decision "
+                "wrote it; nothing was undone"
+            ) from None
+    return len(writes)

@@ -1,0 +1,282 @@
+"""Importing a ``.learnings/`` tree into the agent brain.
+
+Each entry becomes a ``reflection`` neuron: domain = the skill its file stands for,
+``created_at`` = its date, ``source`` = ``learnings:<file>:<line>``; its tier and place
+are kept in ``brainview_learning``.  A new entry that says what an earlier one said
+(same words, :func:`~brainview.core.learnings_parse.similar`) is linked ``relates_to``
+to the first wording (the group's *canonical* entry), which gains one ``fire`` spike at
+the new entry's date: a use, so FSRS and the fading list have a history.
+
+Re-importing is idempotent: an entry is known by its line's bytes and occurrence
+(:func:`~brainview.core.learnings_parse.entry_key`) wherever it moved; moved entries
+are followed, new ones added.  A new entry resembling an invalidated lesson (its
+tombstone) is not imported and is reported, and so is an invalidated entry that
+reappears outside ``archive/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from fsrs import Rating, Scheduler
+
+from brainview.core import fsrs_math
+from brainview.core.learnings_parse import (
+    HOT_FILES,
+    Entry,
+    classify,
+    entry_key,
+    parse,
+    similar,
+    words,
+)
+from brainview.core.text_rules import name_problem
+from brainview.services.lifecycle import INVALIDATED, statuses
+from brainview.services.lifecycle.tombstones import near_many
+from brainview.services.project import Project
+from brainview.store import learnings_files as lfiles
+from brainview.store import learnings_rows as lrows
+from brainview.store.bv_schema import ensure_schema
+from brainview.store.effects import EffectLog
+from brainview.store.era import Era
+from brainview.store.rows import driver, fetch_rows
+from brainview.store.writers import fresh_card, write_spikes
+
+LINK_WEIGHT = 0.5
+SESSION = "learnings-import"
+SCHEDULER = Scheduler(enable_fuzzing=False)
+
+
+@dataclass
+class ImportResult:
+    root: str
+    hot_file: str
+    added: list[tuple[str, int, str]] = field(default_factory=list)
+    """``(file, line, reflection id)`` of new entries."""
+    moved: list[tuple[str, int, str]] = field(default_factory=list)
+    unchanged: int = 0
+    linked: int = 0
+    """New entries linked to an earlier wording of the same lesson (a use)."""
+    blocked: list[tuple[str, int, str]] = field(default_factory=list)
+    """``(file, line, why)``: not imported (tombstoned text)."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """``(file, why)``: files not read."""
+    free_lines: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": self.root,
+            "hot_file": self.hot_file,
+            "added": [{"file": f, "line": n, "reflection": r} for f, n, r in self.added],
+            "moved": [{"file": f, "line": n, "reflection": r} for f, n, r in self.moved],
+            "unchanged": self.unchanged,
+            "linked": self.linked,
+            "blocked": [{"file": f, "line": n, "why": w} for f, n, w in self.blocked],
+            "skipped": [{"file": f, "why": w} for f, w in self.skipped],
+            "free_lines": self.free_lines,
+        }
+
+
+def hot_file_of(files: dict[str, bytes]) -> str:
+    """``HOT.md``, or ``memory.md`` when only that exists (``~/self-improving/``)."""
+    for name in HOT_FILES:
+        if name in files:
+            return name
+    return HOT_FILES[0]
+
+
+def scan(root: Path) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
+    """Parse the tree: ``(entry, skill, tier, key)`` in a stable order, and a result
+    holding what was skipped."""
+    files, skipped = lfiles.read_tree(root)
+    result = ImportResult(str(root), hot_file_of(files), skipped=skipped)
+    seen: dict[bytes, int] = {}
+    found: list[tuple[Entry, str, str, str]] = []
+    for rel in sorted(files, key=lambda r: (r.startswith("archive/"), r)):
+        kind = classify(rel)
+        if kind is None:
+            continue
+        if name_problem(rel):
+            result.skipped.append((rel, "control or invisible characters in the name"))
+            continue
+        parsed = parse(rel, files[rel])
+        covered = sum(e.span for e in parsed.entries)
+        result.free_lines += max(0, len(parsed.lines) - covered)
+        for e in parsed.entries:
+            n = seen.get(e.key_text, 0)
+            seen[e.key_text] = n + 1
+            found.append((e, kind[0], kind[1], entry_key(e.raw, n)))
+    return found, result
+
+
+def import_tree(project: Project, root: str | Path, *, now: datetime | None = None) -> ImportResult:
+    """Import (or re-import) ``root`` into the project's agent brain (writable)."""
+    now = fsrs_math.ensure_utc(now or datetime.now(UTC)).replace(microsecond=0)
+    path = lfiles.require_root(Path(root))
+    found, result = scan(path)
+    agent = project.require_agent()
+    with agent.write() as conn:
+        ensure_schema(conn)
+        lrows.ensure(conn)
+        _merge(conn, agent.era, found, result, now)
+        lrows.set_root(conn, str(path), result.hot_file)
+    return result
+
+
+def _when(date: str | None, now: datetime) -> datetime:
+    if date:
+        try:
+            when = datetime.fromisoformat(date).replace(tzinfo=UTC)
+        except ValueError:
+            return now
+        return min(when, now)
+    return now
+
+
+class _Groups:
+    """Lessons seen so far (each group's first wording, indexed by word): which group a
+    new wording joins."""
+
+    def __init__(self) -> None:
+        self.order: dict[str, int] = {}
+        self.canon: dict[str, str] = {}
+        self.vocab: dict[str, frozenset[str]] = {}
+        self.index: dict[str, set[str]] = {}
+
+    def add(self, nid: str, canonical: str, vocab: frozenset[str]) -> None:
+        self.order[nid] = len(self.order)
+        self.canon[nid] = canonical
+        self.vocab[nid] = vocab
+        if canonical == nid:  # a new wording is compared with each group's first one
+            for w in vocab:
+                self.index.setdefault(w, set()).add(nid)
+
+    def find(self, vocab: frozenset[str]) -> str | None:
+        """The canonical entry of the first group whose first wording ``vocab`` repeats."""
+        candidates = set().union(*(self.index.get(w, set()) for w in vocab)) if vocab else set()
+        for nid in sorted(candidates, key=self.order.__getitem__):
+            if similar(self.vocab[nid], vocab):
+                return self.canon[nid]
+        return None
+
+
+def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None:  # type: ignore[no-untyped-def]
+    known = {r["entry_key"]: r for r in lrows.entries(conn)}
+    states = statuses(conn, era, [r["neuron_id"] for r in known.values()])
+    contents = _contents(conn, [r["neuron_id"] for r in known.values()])
+    groups = _Groups()
+    for r in known.values():
+        nid = r["neuron_id"]
+        groups.add(nid, r["canonical"] or nid, words(contents.get(nid, "")))
+    fresh = {key: e.text for e, _s, _t, key in found if key not in known}
+    buried_all = near_many(conn, fresh) if fresh else {}
+    log = EffectLog(conn)
+    relocated: list[tuple[str, int, str, str]] = []
+    touched: set[str] = set()
+    now_s = fsrs_math.format_ts(now)
+    for e, skill, tier, key in found:
+        row = known.get(key)
+        if row is not None:
+            state = states.get(row["neuron_id"])
+            dead = state is not None and state.state == INVALIDATED
+            if dead and not e.file.startswith("archive/"):
+                result.blocked.append((e.file, e.line, f"invalidated {row['neuron_id']}"))
+            else:
+                if (row["file"], row["line"], row["tier"]) != (e.file, e.line, tier):
+                    relocated.append((e.file, e.line, tier, row["neuron_id"]))
+                if (row["file"], row["tier"]) != (e.file, tier):  # another file: a move
+                    result.moved.append((e.file, e.line, row["neuron_id"]))
+                else:  # the same file (lines above it may have come or gone)
+                    result.unchanged += 1
+            continue
+        buried = buried_all.get(key)
+        if buried:
+            why = f"resembles invalidated {buried[0].tombstone_id} ({buried[0].score:.2f})"
+            result.blocked.append((e.file, e.line, why))
+            continue
+        nid = "r-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
+        created = _when(e.date, now)
+        mine = words(e.text)
+        canonical = groups.find(mine)
+        _add_neuron(log, era, nid, e, skill, created, now_s)
+        lrows_row = {
+            "neuron_id": nid, "entry_key": key, "file": e.file, "line": e.line, "raw": e.raw,
+            "skill": skill, "tier": tier, "tier_since": fsrs_math.format_ts(created),
+            "entry_date": e.date, "status": e.status, "priority": e.priority,
+            "block": int(e.block_id is not None), "canonical": canonical, "imported_at": now_s,
+        }  # fmt: skip
+        log.insert("brainview_learning", [lrows_row])
+        touched.add(nid)
+        if canonical is not None:
+            _link(log, era, nid, canonical, now_s)
+            fired = fsrs_math.format_ts(created)
+            write_spikes(log, era, [(canonical, 3)], fired, SESSION, f"learnings:use {e.file}")
+            touched.add(canonical)
+            result.linked += 1
+        groups.add(nid, canonical or nid, mine)
+        known[key] = lrows_row
+        result.added.append((e.file, e.line, nid))
+    lrows.relocate(conn, relocated, now_s)
+    if era.card_source == "fsrs_state":
+        _replay_cards(log, sorted(touched))
+
+
+def _contents(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    rows = fetch_rows(conn, "neuron", [(i,) for i in ids])
+    return {k[0]: str(r.get("content") or "") for k, r in rows.items()}
+
+
+def _add_neuron(
+    log: EffectLog, era: Era, nid: str, e: Entry, skill: str, created, now_s: str
+) -> None:  # type: ignore[no-untyped-def]
+    at = fsrs_math.format_ts(created)
+    row = {"id": nid, "content": e.text or "(empty)", "type": "reflection", "domain": skill,
+           "created_at": at}  # fmt: skip
+    if "source" in era.neuron_cols:
+        row["source"] = f"learnings:{e.file}:{e.line}"
+    if "updated_at" in era.neuron_cols:
+        row["updated_at"] = now_s
+    log.insert("neuron", [row])
+
+
+def _link(log: EffectLog, era: Era, a: str, b: str, now_s: str) -> None:
+    extra: dict[str, object] = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
+    extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
+    log.insert(
+        "synapse",
+        [{"pre": p, "post": q, "type": "relates_to", "weight": LINK_WEIGHT, **extra}
+         for p, q in ((a, b), (b, a))],
+    )  # fmt: skip
+
+
+def _replay_cards(log: EffectLog, ids: list[str]) -> None:
+    """Each touched reflection's card, rebuilt from its spikes (no fuzz)."""
+    raw = driver(log.conn)
+    cards = fetch_rows(log.conn, "fsrs_state", [(i,) for i in ids])
+    made = {
+        str(nid): str(at)
+        for nid, at in raw.execute(
+            f"SELECT id, created_at FROM neuron WHERE id IN ({','.join('?' * len(ids))})", ids
+        )
+    }
+    inserts, updates = [], []
+    for nid in ids:
+        created = fsrs_math.parse_ts(made[nid])
+        card = fresh_card(nid, created)
+        for grade, at in raw.execute(
+            "SELECT grade, fired_at FROM spike WHERE neuron_id = ? ORDER BY fired_at, id", (nid,)
+        ):
+            when = max(fsrs_math.parse_ts(str(at)), card.last_review or created)
+            card, _log = SCHEDULER.review_card(
+                card, fsrs_math.GRADE_TO_RATING.get(grade, Rating.Good), when
+            )
+        before = cards.get((nid,))
+        if before is None:
+            inserts.append({"neuron_id": nid, "card_json": card.to_json()})
+        elif before["card_json"] != card.to_json():
+            updates.append((before, {"card_json": card.to_json()}))
+    log.insert("fsrs_state", inserts)
+    log.update("fsrs_state", updates)

@@ -1,0 +1,163 @@
+"""The tier rules over the imported entries, queued as ``learning_tier`` proposals.
+
+Nothing moves here: every move the rules call for becomes a pending proposal (skill
+``learnings``), decided in the triage console or with ``brainview accept|reject`` like
+any other; an entry with a pending move gets no second one.  The moved entry is
+consulted (promotion: ``support``; demotion, archive: ``oppose``), so each decision
+grades it like any other decision grades the lessons it consulted; a promotion also
+consults the other wordings of the same lesson.  An invalidated entry's retirement to
+``archive/`` consults nobody (an invalidated lesson is never graded).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from brainview.core import fsrs_math
+from brainview.core.learnings_kinds import LEARNING_KIND
+from brainview.core.learnings_parse import split_lines
+from brainview.core.learnings_tiers import (
+    PROMOTE,
+    RETIRE,
+    TIER_AFTER,
+    EntryState,
+    Item,
+    Rules,
+    plan,
+)
+from brainview.errors import BrainviewError, NotFoundError
+from brainview.services.intake import parse_batch, store
+from brainview.services.lifecycle import INVALIDATED, LIVE, statuses
+from brainview.services.project import Project
+from brainview.store import learnings_files as lfiles
+from brainview.store import learnings_rows as lrows
+
+SKILL = "learnings"
+HOT_LIMIT = 100
+"""Lines the skills allow ``HOT.md`` (every session reads it)."""
+RUNTIME = "brainview-learnings"
+
+
+@dataclass
+class PlanResult:
+    queued: list[dict[str, object]] = field(default_factory=list)
+    already_pending: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {"queued": self.queued, "already_pending": self.already_pending}
+
+
+def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-untyped-def,type-arg]
+    """The rules' view of every imported entry."""
+    ids = [r["neuron_id"] for r in rows]
+    used = lrows.uses(conn, ids)
+    status = statuses(conn, era, ids)
+    members: dict[str, list[str]] = {}
+    for r in rows:
+        members.setdefault(r["canonical"] or r["neuron_id"], []).append(r["neuron_id"])
+    out: list[EntryState] = []
+    for r in rows:
+        st = status.get(r["neuron_id"])
+        if st is None or (st.state not in (LIVE, INVALIDATED)):
+            continue
+        created = fsrs_math.parse_ts(r["tier_since"])
+        made = created
+        if r["entry_date"]:
+            with contextlib.suppress(ValueError):
+                made = min(datetime.fromisoformat(r["entry_date"]).replace(tzinfo=UTC), created)
+        out.append(
+            EntryState(
+                neuron_id=r["neuron_id"],
+                skill=r["skill"],
+                tier=r["tier"],
+                file=r["file"],
+                line=int(r["line"]),
+                raw=bytes(r["raw"]),
+                created=made,
+                tier_since=created,
+                uses=tuple(used.get(r["neuron_id"], ())),
+                invalidated=(st.reason or "") if st.state == INVALIDATED else None,
+                block=bool(r["block"]),
+                related=tuple(members.get(r["neuron_id"], ())),
+            )  # fmt: skip
+        )
+    return out
+
+
+def _over_limit(item: Item, root: Path, hot_file: str) -> Item:
+    """A promotion into a HOT file already at its 100-line limit says so."""
+    if item.action != PROMOTE:
+        return item
+    try:
+        data = lfiles.read_file(root, hot_file) or b""
+    except (BrainviewError, OSError):
+        return item
+    n = len(split_lines(data))
+    if n < HOT_LIMIT:
+        return item
+    note = f" {hot_file} already has {n} lines (the skills keep it ≤ {HOT_LIMIT})."
+    return replace(item, rationale=item.rationale + note)
+
+
+def _proposal(item: Item, now: datetime) -> dict[str, object]:
+    mv = item.move
+    params: dict[str, object] = {
+        "entry": item.entry.neuron_id, "action": item.action, "source": mv.source,
+        "target": mv.target, "line": mv.line, "tier_from": item.entry.tier,
+        "tier_to": TIER_AFTER[item.action],
+    }  # fmt: skip
+    if item.action == RETIRE:
+        params["reason"] = item.entry.invalidated or ""
+    digest = hashlib.blake2b(
+        json.dumps(params, sort_keys=True).encode() + now.isoformat().encode(), digest_size=6
+    ).hexdigest()
+    return {
+        "id": f"learn-{digest}",
+        "skill": SKILL,
+        "kind": LEARNING_KIND,
+        "params": params,
+        "rationale": item.rationale,
+        "consulted": [{"reflection": rid, "stance": s} for rid, s in item.consulted],
+        "created_at": fsrs_math.format_ts(now),
+        "runtime": RUNTIME,
+    }
+
+
+def plan_moves(
+    project: Project, *, now: datetime | None = None, rules: Rules | None = None,
+    dry_run: bool = False,
+) -> PlanResult:  # fmt: skip
+    """Queue every move the rules call for now (``dry_run``: only say which)."""
+    now = fsrs_math.ensure_utc(now or datetime.now(UTC)).replace(microsecond=0)
+    agent = project.require_agent()
+    result = PlanResult()
+    with agent.read() as conn:
+        root = lrows.root(conn)
+        if root is None:
+            raise NotFoundError("no .learnings tree imported yet (brainview learnings import DIR)")
+        rows = lrows.entries(conn)
+        entries = states(conn, agent.era, rows)
+        pending = lrows.pending_moves(conn)
+    items = [
+        _over_limit(i, Path(root[0]), root[1])
+        for i in plan(entries, now, root[1], rules or Rules())
+    ]
+    fresh = [i for i in items if i.entry.neuron_id not in pending]
+    result.already_pending = len(items) - len(fresh)
+    raw = [_proposal(i, now) for i in fresh]
+    result.queued = raw
+    if dry_run or not raw:
+        return result
+    batch = parse_batch(raw, now)
+    with agent.write() as conn:
+        if lrows.pending_moves(conn) & {i.entry.neuron_id for i in fresh}:
+            from brainview.errors import ConflictError
+
+            raise ConflictError("another plan queued moves meanwhile; nothing queued, plan again")
+        store(conn, batch, source="learnings", now=now)
+    return result
