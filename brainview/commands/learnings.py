@@ -43,12 +43,11 @@ def _init(project_dir: Path) -> None:
 
 def import_(args: argparse.Namespace) -> int:
     """``brainview learnings import DIR [--into PROJECT] [--init] [--dry-run] [--json]``."""
-    from brainview.services.learnings.importing import import_tree, scan
+    from brainview.services.learnings.importing import import_tree, learnings_root, scan
     from brainview.services.project import Project
     from brainview.store.discovery import discover
-    from brainview.store.learnings_files import require_root
 
-    root = require_root(Path(args.dir))
+    root = learnings_root(Path(args.dir))
     if args.dry_run:
         found, result = scan(root)
         data = {"entries": len(found), **result.to_json()}

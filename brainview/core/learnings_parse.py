@@ -1,8 +1,7 @@
 """Reading a self-improving agent's ``.learnings/`` Markdown: which lines are entries.
 
-Pure: bytes in, entries out; nothing here writes.  A file is cut into lines at ``\\n``
-only (``\\r\\n`` keeps its ``\\r`` in the line's bytes), so every line — entry or not —
-can be written back byte for byte (:mod:`brainview.core.learnings_edit`).
+Pure: bytes in, entries out.  A file is cut into lines at ``\\n`` only (``\\r\\n`` keeps
+its ``\\r``), so every line is written back byte for byte (:mod:`~.learnings_edit`).
 
 Two entry shapes are recognised (``docs/learnings.md`` lists the public layouts):
 

@@ -176,3 +176,16 @@ def writes_of(conn: Connection, decision_id: str) -> list[dict[str, Any]]:
         (decision_id,),
     )
     return [dict(zip(cols, r, strict=True)) for r in cur]
+
+
+def created_at(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
+    """``created_at`` of each neuron in ``ids`` (those that exist)."""
+    marks = ",".join("?" * len(ids))
+    sql = f"SELECT id, created_at FROM neuron WHERE id IN ({marks})"
+    return {str(nid): str(at) for nid, at in driver(conn).execute(sql, list(ids))}
+
+
+def spikes_of(conn: Connection, neuron_id: str) -> list[tuple[int, str]]:
+    """A neuron's spikes, oldest first: ``(grade, fired_at)``."""
+    sql = "SELECT grade, fired_at FROM spike WHERE neuron_id = ? ORDER BY fired_at, id"
+    return [(int(g), str(at)) for g, at in driver(conn).execute(sql, (neuron_id,))]

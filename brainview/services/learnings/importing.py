@@ -42,7 +42,7 @@ from brainview.store import learnings_rows as lrows
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
-from brainview.store.rows import driver, fetch_rows
+from brainview.store.rows import fetch_rows
 from brainview.store.writers import fresh_card, write_spikes
 
 LINK_WEIGHT = 0.5
@@ -242,6 +242,12 @@ def _add_neuron(
     log.insert("neuron", [row])
 
 
+def learnings_root(path: Path) -> Path:
+    """``path`` as a ``.learnings`` root to import, or a one-line error (missing, not a
+    directory, a symlink)."""
+    return lfiles.require_root(path)
+
+
 def _link(log: EffectLog, era: Era, a: str, b: str, now_s: str) -> None:
     extra: dict[str, object] = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
     extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
@@ -254,22 +260,14 @@ def _link(log: EffectLog, era: Era, a: str, b: str, now_s: str) -> None:
 
 def _replay_cards(log: EffectLog, ids: list[str]) -> None:
     """Each touched reflection's card, rebuilt from its spikes (no fuzz)."""
-    raw = driver(log.conn)
     cards = fetch_rows(log.conn, "fsrs_state", [(i,) for i in ids])
-    made = {
-        str(nid): str(at)
-        for nid, at in raw.execute(
-            f"SELECT id, created_at FROM neuron WHERE id IN ({','.join('?' * len(ids))})", ids
-        )
-    }
+    made = lrows.created_at(log.conn, ids)
     inserts, updates = [], []
     for nid in ids:
         created = fsrs_math.parse_ts(made[nid])
         card = fresh_card(nid, created)
-        for grade, at in raw.execute(
-            "SELECT grade, fired_at FROM spike WHERE neuron_id = ? ORDER BY fired_at, id", (nid,)
-        ):
-            when = max(fsrs_math.parse_ts(str(at)), card.last_review or created)
+        for grade, at in lrows.spikes_of(log.conn, nid):
+            when = max(fsrs_math.parse_ts(at), card.last_review or created)
             card, _log = SCHEDULER.review_card(
                 card, fsrs_math.GRADE_TO_RATING.get(grade, Rating.Good), when
             )
