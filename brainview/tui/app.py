@@ -263,7 +263,7 @@ def _screen(name: str):  # type: ignore[no-untyped-def]
 
         return CommunitiesScreen()
     if name == "triage":
-        from brainview.tui.screens.triage import TriageScreen
+        from brainview.tui.triage import TriageScreen
 
         return TriageScreen()
     from brainview.tui.screens.overview import OverviewScreen
