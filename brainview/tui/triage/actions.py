@@ -225,7 +225,7 @@ class TriageActions:
             return
         s.session_units.append([r.decision_id for r in result.results])
         s.queue.anchor = None
-        s.notify(texts.decided(result.verdict, result.results), timeout=3, markup=False)
+        s.notify(texts.decided(result.verdict, result.results), timeout=6, markup=False)
         s.reload(s.current_id)  # the rows already left the queue; re-read to stay exact
 
     # -- undo ----------------------------------------------------------------------
@@ -256,7 +256,7 @@ class TriageActions:
         def done(pending_again: list[str]) -> None:
             if from_session and s.session_units:
                 s.session_units.pop()
-            s.notify(texts.undone(pending_again), timeout=3, markup=False)
+            s.notify(texts.undone(pending_again), timeout=6, markup=False)
             s.reload(pending_again[-1] if pending_again else None)
 
         run_service(s, jobs.undo(decision_id), group="decide", done=done, exclusive=False)

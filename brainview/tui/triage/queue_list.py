@@ -28,23 +28,9 @@ if TYPE_CHECKING:
     from brainview.services.review.queue import QueueRow
 
 SORTS = ("age", "newest", "kind", "consulted")
-KIND_SHORT = {
-    "merge_neurons": "merge",
-    "retire_neuron": "retire",
-    "add_synapse": "+link",
-    "remove_synapse": "-link",
-    "set_synapse_weight": "weight",
-    "set_domain": "domain",
-    "rename_domain": "rename",
-    "merge_domains": "mergedom",
-    "edit_content": "edit",
-    "note": "note",
-    "prune_reflection": "prune",
-    "decay_synapses": "decay",
-    "summarize_community": "policy",
-    "retire_policy": "-policy",
-}
-FIXED = {"mark": 2, "kind": 8, "age": 3, "consulted": 2}
+FIXED = {"mark": 2, "age": 3, "consulted": 2}
+"""Column widths; the summary (which starts with the verb: link, merge, retire…) takes
+the rest."""
 
 
 def _flag(row: QueueRow) -> Text:
@@ -72,10 +58,9 @@ def age_label(created_at: str, now_ts: float) -> str:
 
 
 def queue_cells(row: QueueRow, marked: bool, now_ts: float) -> list[Text]:
-    """One queue line: mark and flag, kind, summary (titles, not ids), age, consulted."""
+    """One queue line: mark and flag, summary (titles, not ids), age, consulted."""
     return [
         mark_cell(row, marked),
-        Text(KIND_SHORT.get(row.kind, one_line(row.kind, 8))),
         Text(first_line(row.title_summary or row.summary, 80)),
         Text(age_label(row.created_at, now_ts), justify="right"),
         Text(str(row.n_consulted), justify="right"),
@@ -401,7 +386,7 @@ class QueueList(Vertical):
         keep = self.current_id
         table = self.table
         table.clear(columns=True)
-        for label, key in (("", "mark"), ("kind", "kind"), ("summary", "summary")):
+        for label, key in (("", "mark"), ("summary", "summary")):
             table.add_column(label, key=key, width=summary if key == "summary" else FIXED[key])
         table.add_column("age", key="age", width=FIXED["age"])
         table.add_column("c", key="consulted", width=FIXED["consulted"])

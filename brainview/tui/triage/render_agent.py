@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
+from rich.table import Table
 from rich.text import Text
 
 from brainview.core.grading import decision_grade
@@ -56,15 +57,22 @@ def _title(v: ReflectionView) -> str:
     return first_line(v.display or v.content, 60) or v.id
 
 
-def _line(v: ReflectionView, stance: str) -> Text:
-    """``▲ support ⟦title⟧ r-… ⊘ invalidated``."""
-    head = Text.assemble((stance, "bold"), "  ", safe_text(_title(v), multiline=False, limit=60))
-    head.no_wrap, head.overflow = True, "ellipsis"
-    head.append(f"  {one_line(v.id, 24)}", style="dim")
+def _line(v: ReflectionView, stance: str) -> Table:
+    """``▲ support ⊘ invalidated ⟦title…⟧ r-… · skill`` on one line: a narrow pane cuts
+    the title, never the stance, the state or the id."""
+    line = Table.grid(expand=True, padding=(0, 1))
+    line.add_column(no_wrap=True)
+    line.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    line.add_column(no_wrap=True, justify="right")
+    head = Text(stance, style="bold")
     if v.state != "live":
-        head.append("  ")
+        head.append(" ")
         head.append_text(state_mark(v.state))
-    return head
+    meta = Text(one_line(v.id, 24), style="dim")
+    if v.skill:
+        meta.append(f" · {one_line(v.skill, 12)}", style="dim")
+    line.add_row(head, safe_text(_title(v), multiline=False, limit=60), meta)
+    return line
 
 
 def _facts(v: ReflectionView) -> str:
@@ -72,12 +80,10 @@ def _facts(v: ReflectionView) -> str:
     recent = grade_run(v.recent_grades)
     parts = [review_state(v.stability, v.retrievability)]
     parts.append(f"recent {recent}" if recent else "no grades yet")
-    if v.skill:
-        parts.append(one_line(v.skill, 16))
     return " · ".join(parts)
 
 
-def _summary(v: ReflectionView, graded: bool, annotate_grade: int | None) -> list[Text]:
+def _summary(v: ReflectionView, graded: bool, annotate_grade: int | None) -> list[RenderableType]:
     """Two lines: stance, title, id, state; then what each verdict fires and the card."""
     stance = STANCE_MARK.get(v.stance or ("support" if graded else ""), SEEN_MARK)
     second = Text("  ")
@@ -86,14 +92,12 @@ def _summary(v: ReflectionView, graded: bool, annotate_grade: int | None) -> lis
         second.append(hint.plain, style=hint.style or "")
         second.append(" · ", style="dim")
     second.append(_facts(v), style="dim")
+    second.no_wrap, second.overflow = True, "ellipsis"  # the grades come first: never cut
     return [_line(v, stance), second]
 
 
 def _body(v: ReflectionView) -> list[RenderableType]:
-    out: list[RenderableType] = [
-        Text(f"⟦{one_line(_title(v), 60)}⟧", style="bold"),
-        safe_text(v.display or v.content, limit=REFLECTION_LIMIT),
-    ]
+    out: list[RenderableType] = [safe_text(v.display or v.content, limit=REFLECTION_LIMIT)]
     if v.note:
         out.append(Text("  note: " + one_line(v.note, 200), style="italic"))
     out.append(Text(""))

@@ -60,6 +60,7 @@ def render_header(d: ProposalDetail) -> RenderableType:
     meta = Text(f"{one_line(d.id, 60)} · {one_line(d.skill, 24)} · made {made}", style="dim")
     if d.runtime:
         meta.append(f" · {one_line(d.runtime, 40)}")
+    meta.no_wrap, meta.overflow = True, "ellipsis"
     lines.append(meta)
     if d.status != "pending":
         lines.append(Text(STATUS_MARK.get(d.status, one_line(d.status, 20)), style="bold"))

@@ -143,7 +143,7 @@ class TriageScreen(Screen[None]):
             id="triage.recall",
             tooltip="Recall for this proposal: the lessons ranked for its draft (not logged)",
         ),
-        Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order"),
+        Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order", show=False),
         Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
         Binding(
