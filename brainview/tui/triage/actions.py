@@ -139,7 +139,7 @@ class TriageActions:
             if ok:
                 self._decide(targets, "accept", None, seconds, policy_text, frozenset(targets))
             else:
-                self.screen.notify("Not accepted: nothing was written.", timeout=3)
+                self.screen.notify("Not accepted: nothing was written.", timeout=6)
 
         self.screen.app.push_screen(ConfirmScreen(title, lines, verb="accept"), done)
 
@@ -245,7 +245,7 @@ class TriageActions:
             if ok:
                 self._undo(last.decision_id, from_session=False)
             else:
-                s.notify("Nothing undone.", timeout=3)
+                s.notify("Nothing undone.", timeout=6)
 
         title = "This session decided nothing. Undo the project's last decision?"
         s.app.push_screen(ConfirmScreen(title, last.lines(), verb="undo"), done)

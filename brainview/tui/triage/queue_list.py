@@ -15,80 +15,19 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Input, Static
 
-from brainview.core.fsrs_math import parse_ts
-from brainview.core.safe_text import first_line, one_line
+from brainview.core.safe_text import one_line
+from brainview.tui.triage.filter_bar import FilterBar
+from brainview.tui.triage.queue_cells import FIXED, mark_cell, queue_cells
 
 if TYPE_CHECKING:
     from brainview.services.review.queue import QueueRow
 
 SORTS = ("age", "newest", "kind", "consulted")
-FIXED = {"mark": 2, "age": 3, "consulted": 2}
-"""Column widths; the summary (which starts with the verb: link, merge, retire…) takes
-the rest."""
-
-
-def _flag(row: QueueRow) -> Text:
-    """⚠ stale, leaning on a non-live lesson or blast-flagged; ☣ other suspicion."""
-    if not row.suspicion:
-        return Text("⚠" if row.stale or row.leans else " ")
-    from brainview.tui.widgets.suspicion import queue_flag
-
-    return queue_flag(bool(row.stale), row.suspicion, row.leans)
-
-
-def mark_cell(row: QueueRow, marked: bool) -> Text:
-    """``●`` when marked, then the flag: two characters in one column."""
-    return Text.assemble("●" if marked else " ", _flag(row))
-
-
-def age_label(created_at: str, now_ts: float) -> str:
-    """``12m``, ``5h``, ``9d``."""
-    age_s = max(0.0, now_ts - parse_ts(created_at).timestamp())
-    if age_s < 3600:
-        return f"{int(age_s // 60)}m"
-    if age_s < 86400:
-        return f"{int(age_s // 3600)}h"
-    return f"{int(age_s // 86400)}d"
-
-
-def queue_cells(row: QueueRow, marked: bool, now_ts: float) -> list[Text]:
-    """One queue line: mark and flag, summary (titles, not ids), age, consulted."""
-    return [
-        mark_cell(row, marked),
-        Text(first_line(row.title_summary or row.summary, 80)),
-        Text(age_label(row.created_at, now_ts), justify="right"),
-        Text(str(row.n_consulted), justify="right"),
-    ]
-
-
-class FilterBar(Input):
-    """The queue's filter: words, a kind or an id; ``escape`` clears it (the screen's
-    ``escape`` does the same when the table has the focus)."""
-
-    BINDINGS = [
-        Binding("escape", "clear_filter", "Clear filter", id="triage.filter_clear", show=False)
-    ]
-
-    @dataclass
-    class Cleared(Message):
-        """The maintainer cleared the filter from the bar."""
-
-        bar: FilterBar
-
-        @property
-        def control(self) -> FilterBar:
-            """The bar that was cleared."""
-            return self.bar
-
-    def action_clear_filter(self) -> None:
-        """Empty the box and give the queue the whole list back."""
-        self.post_message(self.Cleared(self))
 
 
 class QueueTitle(Static):

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -22,10 +21,10 @@ from textual.widgets import Footer, Header
 from brainview.core.safe_text import one_line
 from brainview.core.vocabulary import LEGEND
 from brainview.tui.app import STYLES
-from brainview.tui.bindings import explained
 from brainview.tui.triage import texts
 from brainview.tui.triage.actions import TriageActions
 from brainview.tui.triage.jobs import PAGE, QueuePage, Watch
+from brainview.tui.triage.keys import BINDINGS
 from brainview.tui.triage.panes import EMPTY, AgentPane, ProposalPane, UserPane
 from brainview.tui.triage.queue_list import QueueList
 from brainview.tui.triage.typed import brainview_app
@@ -58,124 +57,7 @@ class TriageScreen(Screen[None]):
     """
 
     CSS_PATH = [STYLES / "triage.tcss"]
-    BINDINGS = [
-        *explained(
-            Binding(
-                "a",
-                "accept",
-                "Accept",
-                id="triage.accept",
-                tooltip="Accept: a supporting lesson gets █ strong, an opposing one ▁ miss",
-            ),
-            "why('accept')",
-        ),
-        Binding(
-            "r",
-            "reject",
-            "Reject",
-            id="triage.reject",
-            tooltip="Reject with a reason: a supporting lesson gets ▁ miss, an opposing one "
-            "█ strong",
-        ),
-        Binding(
-            "d",
-            "dismiss",
-            "Dismiss",
-            id="triage.dismiss",
-            tooltip="Set a stale proposal aside: ↷ dismissed, no verdict, no grades",
-        ),
-        *explained(
-            Binding(
-                "E",
-                "edit_policy",
-                "Edit policy",
-                id="triage.edit_policy",
-                tooltip="Edit a policy proposal's text, then accept it",
-            ),
-            "why('edit_policy')",
-        ),
-        Binding("s", "skip", "Skip", id="triage.skip", tooltip="Next proposal, no decision"),
-        *explained(
-            Binding(
-                "u,ctrl+z",
-                "undo",
-                "Undo",
-                id="triage.undo",
-                tooltip="Undo the last decision (a bulk decision as one unit)",
-            ),
-            "why('undo')",
-        ),
-        Binding(
-            "space",
-            "mark",
-            "Mark",
-            id="triage.mark",
-            tooltip="Mark (or unmark) for a bulk decision, then move down one row",
-        ),
-        Binding("v", "range_mark", "Range", id="triage.range", tooltip="Mark up to here"),
-        Binding(
-            "slash",
-            "filter",
-            "Filter",
-            id="triage.filter",
-            tooltip="Filter the queue; escape clears it",
-        ),
-        Binding(
-            "z",
-            "zoom_lessons",
-            "Lessons",
-            id="triage.zoom_lessons",
-            tooltip="All consulted lessons full screen, with what each verdict grades "
-            "(z or escape: back)",
-        ),
-        Binding(
-            "n",
-            "zoom_neurons",
-            "Neurons",
-            id="triage.zoom_neurons",
-            tooltip="The user neurons this proposal names, full screen (n or escape: back)",
-            show=False,
-        ),
-        Binding(
-            "l",
-            "recall",
-            "Recall",
-            id="triage.recall",
-            tooltip="Recall for this proposal: the lessons ranked for its draft (not logged)",
-        ),
-        Binding("o", "sort", "Sort", id="triage.sort", tooltip="Cycle the sort order", show=False),
-        Binding("j", "cursor(1)", "Down", id="triage.down", show=False),
-        Binding("k", "cursor(-1)", "Up", id="triage.up", show=False),
-        Binding(
-            "c",
-            "copy_id",
-            "Copy id",
-            id="triage.copy_id",
-            tooltip="Copy the proposal id",
-            show=False,
-        ),
-        Binding(
-            "C",
-            "copy_json",
-            "Copy JSON",
-            id="triage.copy_json",
-            tooltip="Copy the proposal as JSON",
-            show=False,
-        ),
-        Binding(
-            "e", "export", "Export", id="triage.export", tooltip="Export the queue view", show=False
-        ),
-        Binding("G", "cursor_last", "Last", id="triage.last", show=False),
-        Binding("g", "cursor_first", "First", id="triage.first", show=False),
-        Binding(
-            "escape",
-            "clear",
-            "Clear",
-            id="triage.clear",
-            tooltip="Clear the filter and the marks (or leave the full-screen lessons)",
-            show=False,
-        ),
-    ]
+    BINDINGS = BINDINGS
     LEGEND = LEGEND
 
     POLL_SECONDS = 1.0
@@ -196,6 +78,8 @@ class TriageScreen(Screen[None]):
         self.details: dict[str, ProposalDetail] = {}
         """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
         self._keep: str | None = None
+        self._asked: str | None = None
+        """The proposal whose context was last asked for."""
         self._actions = TriageActions(self)
 
     def compose(self) -> ComposeResult:
@@ -334,6 +218,7 @@ class TriageScreen(Screen[None]):
         self.shown_at = time.monotonic()
         panes = (self.query_one(ProposalPane), self.query_one(AgentPane), self.query_one(UserPane))
         if pid is None:
+            self._asked = None
             brainview_app(self).under_review = None
             for pane in panes:
                 pane.placeholder = ""
@@ -341,6 +226,9 @@ class TriageScreen(Screen[None]):
             panes[0].placeholder = texts.empty_queue(self.queue.needle, self.queue.pending, EMPTY)
             self.refresh_bindings()
             return
+        app = brainview_app(self)
+        if pid == self._asked and app.services.busy(self, "detail"):
+            return  # the same proposal is being read already (a redraw moved the cursor)
         cached = self.details.get(pid)
         if cached is not None:
             self._show_detail(cached)  # at once; refreshed below (grades may have moved)
@@ -350,6 +238,7 @@ class TriageScreen(Screen[None]):
                 pane.detail = None
         from brainview.tui.triage.jobs import read_detail
 
+        self._asked = pid
         run_service(self, read_detail(pid), group="detail", done=self._detail_loaded)
 
     def _detail_loaded(self, detail: ProposalDetail) -> None:

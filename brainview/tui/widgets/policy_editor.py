@@ -70,11 +70,11 @@ class PolicyEditor(ModalScreen[str | None]):
             )
 
     def on_mount(self) -> None:
-        self.query_one("#policy-text", TextArea).focus()
+        self.query_one(TextArea).focus()
 
     def action_save(self) -> None:
         """Accept with the text as it stands (refused when empty or too long)."""
-        edited = self.query_one("#policy-text", TextArea).text
+        edited = self.query_one(TextArea).text
         text = stored_text(clean(edited), self._tokens)  # pasted controls: inert
         if not text.strip():
             self.notify("A policy needs some text.", severity="warning")
@@ -86,7 +86,7 @@ class PolicyEditor(ModalScreen[str | None]):
 
     def action_select_all(self) -> None:
         """Select the whole text."""
-        self.query_one("#policy-text", TextArea).select_all()
+        self.query_one(TextArea).select_all()
 
     def action_cancel(self) -> None:
         """Close without deciding."""
