@@ -58,7 +58,7 @@ def _title(v: ReflectionView) -> str:
 
 
 def _line(v: ReflectionView, stance: str) -> Table:
-    """``▲ support ⊘ invalidated ⟦title…⟧ r-… · skill`` on one line: a narrow pane cuts
+    """``▲ support ⊘ invalidated ⟦title…⟧ r-…`` on one line: a narrow pane cuts
     the title, never the stance, the state or the id."""
     line = Table.grid(expand=True, padding=(0, 1))
     line.add_column(no_wrap=True)
@@ -69,17 +69,17 @@ def _line(v: ReflectionView, stance: str) -> Table:
         head.append(" ")
         head.append_text(state_mark(v.state))
     meta = Text(one_line(v.id, 24), style="dim")
-    if v.skill:
-        meta.append(f" · {one_line(v.skill, 12)}", style="dim")
     line.add_row(head, safe_text(_title(v), multiline=False, limit=60), meta)
     return line
 
 
 def _facts(v: ReflectionView) -> str:
-    """Review state and recent grades: ``S 2.6d · R 0.89 · recent ▅█▁ · tutor``."""
+    """Review state, recent grades, skill: ``S 2.6d · R 0.89 · recent ▅█▁ · tutor``."""
     recent = grade_run(v.recent_grades)
     parts = [review_state(v.stability, v.retrievability)]
     parts.append(f"recent {recent}" if recent else "no grades yet")
+    if v.skill:
+        parts.append(one_line(v.skill, 16))
     return " · ".join(parts)
 
 
