@@ -49,8 +49,18 @@ def _title(app: BrainviewApp) -> str:
     return str(app.screen.query_one("#queue-title", Static).render())
 
 
-def _notes(app: BrainviewApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+def _record_notes(app: BrainviewApp) -> list[str]:
+    """Every notification's text as it is raised (a toast expires in real time; a loaded
+    machine must not make the test miss it)."""
+    seen: list[str] = []
+    notify = app.notify
+
+    def record(message: str, *args: object, **kwargs: object) -> None:
+        seen.append(str(message))
+        notify(message, *args, **kwargs)  # type: ignore[arg-type]
+
+    app.notify = record  # type: ignore[method-assign]
+    return seen
 
 
 async def _go_to_kind(pilot, kind: str, rationale: str = "") -> str:  # type: ignore[no-untyped-def]
@@ -192,6 +202,7 @@ async def test_titles_not_ids_where_a_person_reads(demo) -> None:  # type: ignor
 async def test_one_vocabulary_for_grades_and_verdicts(demo) -> None:  # type: ignore[no-untyped-def]
     root, _ = demo
     app = _app(root)
+    notes = _record_notes(app)
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         screen = _screen(app)
@@ -203,7 +214,7 @@ async def test_one_vocabulary_for_grades_and_verdicts(demo) -> None:  # type: ig
             assert other not in lessons
         await pilot.press("a")
         await settle(pilot)
-        note = next(n for n in _notes(app) if n.startswith("✓ accepted"))
+        note = next(n for n in notes if n.startswith("✓ accepted"))
         assert "grades fired:" in note and ("█ strong" in note or "▁ miss" in note)
 
 
