@@ -275,7 +275,10 @@ def demo_proposals(root: Path, spec: DemoSpec, info: DemoInfo) -> list[dict[str,
             params: dict[str, Any] = {"keep": keep, "merge": [merge]}
             why = "Both notes define the same idea with different wording."
         elif kind == "retire_neuron":
-            params, why = {"neuron": fresh()[0]}, "Superseded by a newer, fuller note."
+            gone = fresh()[0]
+            newer = ids[(ids.index(gone) + 1) % len(ids)]  # no draw: the rest stays as it was
+            params = {"neuron": gone}
+            why = f"Superseded by [user:{newer}], a newer, fuller note."
         elif kind == "add_synapse":
             a, b = fresh(2)
             typ = rng.choice(["requires", "extends", "relates_to", "contrasts"])

@@ -350,7 +350,7 @@ def _screen(name: str) -> Screen[None]:
 
         return CommunitiesScreen()
     if name == "triage":
-        from brainview.tui.screens.triage import TriageScreen
+        from brainview.tui.triage import TriageScreen
 
         return TriageScreen()
     from brainview.tui.overview import OverviewScreen

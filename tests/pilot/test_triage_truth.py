@@ -88,7 +88,7 @@ async def test_invalidate_in_another_process_shows_within_the_poll(demo) -> None
         await settle(pilot)
         await _go_to(pilot, pid)
         before = _pane(app)
-        assert "accept → strong" in before and "not graded:" not in before
+        assert "accept → █ strong" in before and "not graded:" not in before
         done = await asyncio.to_thread(
             subprocess.run,
             [sys.executable, "-m", "brainview", "reflect", "invalidate", rid,
@@ -268,7 +268,7 @@ async def test_real_spikuit_retiring_a_reflection_shows_within_the_poll(demo) ->
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
         await _go_to(pilot, pid)
-        assert "accept → strong" in _pane(app)
+        assert "accept → █ strong" in _pane(app)
         agent_db = root / ".spikuit" / "agent" / "circuit.db"
         done = await asyncio.to_thread(
             subprocess.run,

@@ -91,6 +91,8 @@ class ProposalDetail:
     """For agent-brain kinds (consolidation): preview, plan, policy review aids."""
     params_size: int | None = None
     """Set when the stored ``params_json`` was too large to load (``params`` is ``{}``)."""
+    rationale_display: str | None = None
+    """``rationale`` with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -191,7 +193,8 @@ def _name_refs(project: Project, detail: ProposalDetail) -> None:
     """Name the ``[user:…]`` references of the shown reflections (one batch read)."""
     views = detail.consulted + detail.retrieved
     shown = {v.id: v.content[:DISPLAY_CHARS] for v in views}
-    wanted = sorted({r for text in shown.values() for r in parse_refs(text)})
+    texts = [*shown.values(), detail.rationale]
+    wanted = sorted({r for text in texts for r in parse_refs(text)})
     if not wanted:
         return
     with project.user.read() as uconn:
@@ -201,6 +204,8 @@ def _name_refs(project: Project, detail: ProposalDetail) -> None:
     def named(v: ReflectionView) -> ReflectionView:
         return replace(v, display=name_refs(shown[v.id], known))
 
+    if parse_refs(detail.rationale):
+        detail.rationale_display = name_refs(detail.rationale, known)
     detail.consulted = [named(v) for v in detail.consulted]
     detail.retrieved = [named(v) for v in detail.retrieved]
 
@@ -253,3 +258,14 @@ def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetim
             return
     d.preview = preview_lines(d.plan)
     d.change_log = log_summary(d.plan)
+
+
+def user_titles(project: Project, content: str) -> dict[str, str]:
+    """Titles of the user neurons ``content`` refers to (``[user:…]``), by id: what a
+    screen shows in place of each reference.  Unknown ids are left out."""
+    wanted = parse_refs(content)
+    if not wanted:
+        return {}
+    with project.user.read() as uconn:
+        users = neurons_by_ids(uconn, project.user.era, wanted)
+    return {u.id: first_line(u.content, 40) or u.id for u in users.values()}

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from brainview.core.json_strict import loads_stored
+from brainview.core.kinds import ParamError, check_params
+from brainview.core.safe_text import first_line
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
 from brainview.services.review.flags import leaning
 from brainview.store import proposal_reads
+from brainview.store.readmodel import neurons_by_ids
 
 PAGE = 200
 
@@ -38,6 +42,9 @@ class QueueRow:
     leans: tuple[tuple[str, str], ...] = ()
     """Consulted reflections that are not live now, ``(id, state)`` (pending rows only;
     :func:`brainview.services.review.flags.leaning`)."""
+    title_summary: str | None = None
+    """``summary`` with the user neuron ids it names shown as ``⟦title⟧``
+    (:func:`with_titles`; ``None`` until then or when it names none)."""
 
 
 def pending_total(project: Project) -> int:
@@ -80,3 +87,36 @@ def signature(project: Project) -> tuple[int, int, int]:
         return (0, 0, 0)
     with project.agent.read() as conn:
         return proposal_reads.queue_signature(conn)
+
+
+TITLE_CHARS = 32
+
+
+def with_titles(project: Project, rows: list[QueueRow]) -> list[QueueRow]:
+    """``rows`` with ``title_summary`` set: each user neuron id a row's summary names is
+    replaced by the neuron's title (one batched read of the user brain)."""
+    named: dict[str, list[str]] = {}
+    for row in rows:
+        if row.params_json is None:
+            continue
+        try:
+            refs, _ = check_params(row.kind, loads_stored(row.params_json))
+        except (ParamError, ValueError, TypeError, KeyError, AttributeError):
+            continue
+        ids = [n for n in refs.neurons if n in row.summary]
+        if ids:
+            named[row.id] = ids
+    wanted = sorted({n for ids in named.values() for n in ids})
+    if not wanted:
+        return rows
+    with project.user.read() as conn:
+        found = neurons_by_ids(conn, project.user.era, wanted)
+    titles = {nid: first_line(n.content, TITLE_CHARS) for nid, n in found.items()}
+    out = []
+    for row in rows:
+        text = row.summary
+        for nid in sorted(named.get(row.id, ()), key=len, reverse=True):
+            if titles.get(nid):
+                text = text.replace(nid, f"⟦{titles[nid]}⟧")
+        out.append(replace(row, title_summary=text) if text != row.summary else row)
+    return out

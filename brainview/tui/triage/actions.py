@@ -1,0 +1,302 @@
+"""The decision flows of triage: accept (asking first when flagged), reject, dismiss,
+edit a policy then accept it, undo, export — and whether each applies now.
+
+:class:`TriageActions` is a collaborator of the screen (it holds the typed screen, it
+is not mixed into it): each flow asks what it needs through modals, takes the rows off
+the queue at once and runs the service call through the app's session.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainview.core.safe_text import one_line
+from brainview.tui.triage import jobs, texts
+from brainview.tui.widgets.confirm import ConfirmScreen
+from brainview.tui.widgets.reason_prompt import ReasonPrompt
+from brainview.tui.workers import run_service
+
+if TYPE_CHECKING:
+    from brainview.services.review.flags import Flagged
+    from brainview.services.session import Session
+    from brainview.tui.triage.screen import TriageScreen
+
+ROW_VERBS = ("accept", "reject", "dismiss", "skip", "mark", "range_mark")
+
+
+class TriageActions:
+    """What the review verbs do on one triage screen."""
+
+    def __init__(self, screen: TriageScreen) -> None:
+        self.screen = screen
+
+    # -- opening -----------------------------------------------------------------
+
+    def open(self) -> None:
+        """Finish interrupted changes; read the apply mode and the writing switch."""
+        run_service(self.screen, jobs.recover, group="recover", done=self._opened)
+
+    def _opened(self, opening: jobs.Opening) -> None:
+        self.screen.queue.mode = opening.mode
+        self.screen.set_writing(opening.paused)
+        if opening.recovered:
+            self.screen.notify(
+                f"finished {opening.recovered} interrupted change(s) from the last session"
+            )
+
+    # -- what applies ------------------------------------------------------------
+
+    def allowed(self, action: str) -> bool:
+        """Whether ``action`` applies now (``False`` hides it from the footer)."""
+        s = self.screen
+        if action in ROW_VERBS:
+            if not s.rows:
+                return False
+            if action == "accept" and not s.marked and self._current_stale():
+                return False
+        if action == "undo":
+            return bool(s.session_units or s.last_decision)
+        if action == "recall":
+            return s.detail is not None and s.detail.id == s.current_id
+        if action == "edit_policy":
+            d = s.detail
+            return (
+                d is not None
+                and d.id == s.current_id
+                and d.kind == "summarize_community"
+                and d.status == "pending"
+                and not d.stale
+                and not s.marked
+            )
+        return True
+
+    def _current_stale(self) -> bool:
+        s = self.screen
+        row = s.queue.row(s.current_id)
+        d = s.detail
+        return bool((row and row.stale) or (d is not None and d.id == s.current_id and d.stale))
+
+    def refusal(self, what: str) -> str:
+        """Why a verb hidden from the footer does nothing here."""
+        s = self.screen
+        if what == "undo":
+            return texts.UNDO_REFUSAL
+        if not s.rows:
+            return texts.EMPTY_REFUSAL
+        if what == "accept":
+            row = s.queue.row(s.current_id)
+            d = s.detail
+            return texts.stale_refusal((row.stale if row else None) or (d.stale if d else None))
+        return texts.edit_refusal(s.detail, s.current_id, bool(s.marked))
+
+    # -- deciding ------------------------------------------------------------------
+
+    def _seconds(self) -> float:
+        return time.monotonic() - self.screen.shown_at
+
+    def accept(self) -> None:
+        """Accept the highlighted (or marked) proposals; flagged ones ask first."""
+        from brainview.services.review.flags import Flagged, reasons
+
+        s = self.screen
+        targets = s.queue.targets()
+        stale = [r.id for r in s.rows if r.id in targets and r.stale]
+        if stale:
+            s.notify(
+                f"{len(stale)} stale proposal(s) cannot be accepted; reject or dismiss them.",
+                severity="warning",
+            )
+            return
+        if not targets:
+            s.action_why("accept")
+            return
+        flagged = [
+            Flagged(r.id, why)
+            for r in s.rows
+            if r.id in targets and (why := reasons(r.suspicion, r.leans))
+        ]
+        if flagged:
+            self._confirm(targets, self._seconds(), flagged)
+        else:
+            self._decide(targets, "accept", None, self._seconds())
+
+    def _confirm(
+        self,
+        targets: list[str],
+        seconds: float,
+        flagged: list[Flagged],
+        policy_text: str | None = None,
+    ) -> None:
+        """Ask before accepting flagged proposals; escape writes nothing."""
+        lines = [f"{f.proposal_id}: {why}" for f in flagged for why in f.reasons]
+        title = f"Accept {len(targets)} proposal(s)? {len(flagged)} flagged:"
+        if len(targets) == 1:
+            title = "Accept a flagged proposal?"
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self._decide(targets, "accept", None, seconds, policy_text, frozenset(targets))
+            else:
+                self.screen.notify("Not accepted: nothing was written.", timeout=6)
+
+        self.screen.app.push_screen(ConfirmScreen(title, lines, verb="accept"), done)
+
+    def reject(self) -> None:
+        """Ask for a reason, then reject the highlighted (or marked) proposals."""
+        targets = self.screen.queue.targets()
+        if targets:
+            title = f"Reject {len(targets)} proposal(s)" if len(targets) > 1 else "Reject proposal"
+            self._with_reason(title, targets, "reject")
+
+    def dismiss(self) -> None:
+        """Set the highlighted (or marked) proposals aside without a verdict."""
+        targets = self.screen.queue.targets()
+        if targets:
+            self._with_reason(f"Dismiss {len(targets)} proposal(s)", targets, "dismiss")
+
+    def _with_reason(self, title: str, targets: list[str], verdict: str) -> None:
+        seconds = self._seconds()
+
+        def done(reason: str | None) -> None:
+            if reason is not None:
+                self._decide(targets, verdict, reason or None, seconds)
+
+        self.screen.app.push_screen(ReasonPrompt(title), done)
+
+    def edit_policy(self) -> None:
+        """Edit the highlighted policy's text (references shown as titles); saving
+        accepts it with that text."""
+        s = self.screen
+        d = s.detail
+        if d is None or d.kind != "summarize_community" or d.id != s.current_id:
+            return
+        pid, seconds = d.id, self._seconds()
+        policy, draft = str(d.params.get("policy", "")), str(d.params.get("text", ""))
+
+        def edit(titles: dict[str, str]) -> None:
+            from brainview.tui.widgets.policy_editor import PolicyEditor
+
+            def done(text: str | None) -> None:
+                if text is not None:
+                    self._decide([pid], "accept", None, seconds, policy_text=text)
+
+            s.app.push_screen(PolicyEditor(policy, draft, titles), done)
+
+        run_service(s, jobs.ref_titles(draft), group="titles", done=edit)
+
+    def _decide(
+        self,
+        ids: list[str],
+        verdict: str,
+        reason: str | None,
+        seconds: float,
+        policy_text: str | None = None,
+        confirmed: frozenset[str] = frozenset(),
+    ) -> None:
+        """Take the rows off the queue at once, then decide them (all or none)."""
+        s = self.screen
+        s.queue.remove(ids)
+        for pid in ids:
+            s.details.pop(pid, None)
+        job = jobs.decide(
+            ids,
+            verdict,
+            reason=reason,
+            seconds=seconds,
+            policy_text=policy_text,
+            confirmed=confirmed,
+        )
+
+        def done(result: jobs.Decided) -> None:
+            if result.unconfirmed:  # flagged since the queue was read: the rows come back
+                s.reload(ids[0])
+                self._confirm(ids, seconds, result.unconfirmed, policy_text)
+                return
+            self._decided(result)
+
+        run_service(s, job, group="decide", done=done, exclusive=False, ids=tuple(ids))
+
+    def _decided(self, result: jobs.Decided) -> None:
+        s = self.screen
+        if not result.results:
+            s.reload(s.current_id)
+            return
+        s.session_units.append([r.decision_id for r in result.results])
+        s.queue.anchor = None
+        s.notify(texts.decided(result.verdict, result.results), timeout=6, markup=False)
+        s.reload(s.current_id)  # the rows already left the queue; re-read to stay exact
+
+    # -- undo ----------------------------------------------------------------------
+
+    def undo(self) -> None:
+        """Undo this session's last decision unit, or offer the project's last one."""
+        s = self.screen
+        if s.session_units:
+            self._undo(s.session_units[-1][0], from_session=True)
+            return
+        last = s.last_decision
+        if last is None:
+            s.action_why("undo")
+            return
+
+        def done(ok: bool | None) -> None:
+            if ok:
+                self._undo(last.decision_id, from_session=False)
+            else:
+                s.notify("Nothing undone.", timeout=6)
+
+        title = "This session decided nothing. Undo the project's last decision?"
+        s.app.push_screen(ConfirmScreen(title, last.lines(), verb="undo"), done)
+
+    def _undo(self, decision_id: str, *, from_session: bool) -> None:
+        s = self.screen
+
+        def done(pending_again: list[str]) -> None:
+            if from_session and s.session_units:
+                s.session_units.pop()
+            s.notify(texts.undone(pending_again), timeout=6, markup=False)
+            s.reload(pending_again[-1] if pending_again else None)
+
+        run_service(s, jobs.undo(decision_id), group="decide", done=done, exclusive=False)
+
+    # -- export --------------------------------------------------------------------
+
+    def export(self) -> None:
+        """Ask for a path, then write the loaded rows (as filtered and sorted)."""
+        s = self.screen
+
+        def done(path: str | None) -> None:
+            if path:
+                self._export(Path(path).expanduser().resolve())
+
+        prompt = ReasonPrompt(
+            "Export the queue view", required=True, placeholder="path ending .csv or .json"
+        )
+        s.app.push_screen(prompt, done)
+
+    def _export(self, path: Path) -> None:
+        s = self.screen
+        rows = [
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "skill": r.skill,
+                "summary": r.summary,
+                "created_at": r.created_at,
+                "consulted": r.n_consulted,
+                "stale": r.stale or "",
+            }
+            for r in s.rows
+        ]
+
+        def job(_session: Session) -> int:
+            from brainview.services.readout.view_export import export_rows
+
+            return export_rows(rows, path)
+
+        def done(n: int) -> None:
+            s.notify(f"exported {n} row(s) to {one_line(str(path), 80)}", markup=False)
+
+        run_service(s, job, group="export", done=done)

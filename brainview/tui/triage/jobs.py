@@ -1,0 +1,196 @@
+"""The service calls of triage, each ``job(session) -> result`` for
+:func:`brainview.tui.workers.run_service` (they run in a thread and touch no widget).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from brainview.services.review import DecisionResult
+    from brainview.services.review.detail import ProposalDetail
+    from brainview.services.review.flags import Flagged
+    from brainview.services.review.queue import QueueRow
+    from brainview.services.review.undo_offer import LastUnit
+    from brainview.services.session import Session
+
+PAGE = 200
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """The first rows of the queue and what the screen compares later reads with."""
+
+    rows: list[QueueRow]
+    total: int
+    """Proposals matching the filter."""
+    pending: int
+    """All pending proposals."""
+    signature: tuple[int, int, int]
+    lifecycle: int
+    """:func:`brainview.services.review.flags.lifecycle_mark` as of this read."""
+    last: LastUnit | None
+    """The project's last decision unit: what ``u`` offers after a restart."""
+    query: tuple[str, str]
+    """``(sort, filter)`` it was read with: a page for an older query is dropped."""
+
+
+def read_queue(sort: str, needle: str, limit: int) -> Callable[[Session], QueuePage]:
+    """The first ``limit`` rows for ``(sort, needle)`` with the fingerprints."""
+
+    def job(session: Session) -> QueuePage:
+        from brainview.services.review.flags import lifecycle_mark
+        from brainview.services.review.queue import page, pending_total, signature, with_titles
+        from brainview.services.review.undo_offer import last_unit
+
+        with session.project() as project:
+            mark = lifecycle_mark(project)  # first: a later change is noticed again
+            rows, total = page(project, sort=sort, needle=needle, limit=limit)
+            pending = pending_total(project) if needle else total
+            rows = with_titles(project, rows)
+            sig = signature(project)
+            last = last_unit(project)
+        return QueuePage(rows, total, pending, sig, mark, last, (sort, needle))
+
+    return job
+
+
+def read_more(
+    sort: str, needle: str, offset: int
+) -> Callable[[Session], tuple[list[QueueRow], int, int]]:
+    """The page of the queue starting at ``offset``: ``(rows, total, offset)``."""
+
+    def job(session: Session) -> tuple[list[QueueRow], int, int]:
+        from brainview.services.review.queue import page, with_titles
+
+        with session.project() as project:
+            rows, total = page(project, sort=sort, needle=needle, offset=offset)
+            rows = with_titles(project, rows)
+        return rows, total, offset
+
+    return job
+
+
+def read_detail(proposal_id: str) -> Callable[[Session], ProposalDetail]:
+    """Both brains' context for one proposal."""
+
+    def job(session: Session) -> ProposalDetail:
+        from brainview.services.review.detail import load
+
+        with session.project() as project:
+            return load(project, proposal_id, session.clock())
+
+    return job
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What the poll compares: the queue, the lifecycle and the writing switch."""
+
+    signature: tuple[int, int, int]
+    lifecycle: int
+    paused: bool
+
+
+def watch(session: Session) -> Watch:
+    """The cheap fingerprints polled every second."""
+    from brainview.services.lifecycle import writing
+    from brainview.services.review.flags import lifecycle_mark
+    from brainview.services.review.queue import signature
+
+    with session.project() as project:
+        return Watch(signature(project), lifecycle_mark(project), writing.state(project).paused)
+
+
+@dataclass(frozen=True)
+class Opening:
+    """Read once when triage opens."""
+
+    mode: str
+    """``apply`` or ``record-only``."""
+    paused: bool
+    recovered: int
+    """Interrupted user-brain changes finished (or rolled back) just now."""
+
+
+def recover(session: Session) -> Opening:
+    """Finish user-brain changes a crash left half-done; read the apply mode."""
+    from brainview.services import apply
+    from brainview.services.lifecycle import writing
+
+    mode = apply.apply_mode(session.paths)
+    with session.project() as project:
+        waiting = apply.open_intents(project)
+        paused = writing.state(project).paused
+    outcomes = []
+    if waiting:
+        with session.project(write_agent=True, write_user=True) as project:
+            outcomes = apply.recover(project, now=session.clock())
+    return Opening(mode, paused, len(outcomes))
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What a decide call came back with: results, or flags nobody confirmed."""
+
+    verdict: str
+    results: list[DecisionResult]
+    unconfirmed: list[Flagged]
+    """Flagged since the queue was read: nothing was written; ask first."""
+
+
+def decide(
+    ids: list[str],
+    verdict: str,
+    *,
+    reason: str | None,
+    seconds: float,
+    policy_text: str | None = None,
+    confirmed: frozenset[str] = frozenset(),
+) -> Callable[[Session], Decided]:
+    """Decide ``ids`` in one transaction (all or none); an accept first checks for
+    flags nobody confirmed (and writes nothing if there are)."""
+
+    def job(session: Session) -> Decided:
+        from brainview.services.review import flags
+
+        if verdict == "accept":
+            with session.project() as project:
+                found = flags.flagged_now(project, ids)
+            if any(f.proposal_id not in confirmed for f in found):
+                return Decided(verdict, [], found)
+        results = session.decide(
+            ids,
+            verdict,
+            reason=reason,
+            seconds_on_screen=seconds / max(1, len(ids)),
+            policy_text=policy_text,
+            # re-checked inside the transaction: flagged since → refused
+            confirmed_flags=confirmed if verdict == "accept" else None,
+        )
+        return Decided(verdict, list(results), [])
+
+    return job
+
+
+def undo(decision_id: str) -> Callable[[Session], list[str]]:
+    """Revert a decision and the rest of its bulk; the proposals pending again."""
+
+    def job(session: Session) -> list[str]:
+        return [r.proposal_id for r in session.undo(decision_id)]
+
+    return job
+
+
+def ref_titles(text: str) -> Callable[[Session], dict[str, str]]:
+    """Titles of the user neurons ``text`` refers to (``[user:…]``)."""
+
+    def job(session: Session) -> dict[str, str]:
+        from brainview.services.review.detail import user_titles
+
+        with session.project() as project:
+            return user_titles(project, text)
+
+    return job

@@ -1,0 +1,107 @@
+"""The detail panes of triage: the proposal and its change, the agent side (what each
+verdict grades), the user neurons it names.
+
+Each pane owns what it shows as a reactive ``detail`` and redraws itself when it
+changes; the screen only hands details over.  A new proposal scrolls each pane home.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.reactive import var
+from textual.widgets import Static
+
+from brainview.tui.triage.render_agent import render_agent_side
+from brainview.tui.triage.render_proposal import render_header, render_user_side
+
+if TYPE_CHECKING:
+    from brainview.services.review.detail import ProposalDetail
+
+EMPTY = "Nothing pending. New proposals appear here as the curator sends them."
+
+
+class _Body(Static):
+    """A pane's text."""
+
+
+class DetailPane(VerticalScroll):
+    """A scrolling pane that shows one aspect of the current proposal."""
+
+    ALLOW_MAXIMIZE = True
+
+    detail: var[ProposalDetail | None] = var(None, init=False, always_update=True)
+    """The proposal shown (``None``: nothing to show)."""
+
+    placeholder: var[str] = var("", init=False)
+    """Shown, dim, while there is no detail (``loading…``, an empty queue)."""
+
+    def __init__(self, *, id: str, body_id: str, title: str = "") -> None:
+        super().__init__(id=id)
+        self._body_id = body_id
+        self.border_title = title
+        self._shown: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield _Body("", id=self._body_id)
+
+    @property
+    def body(self) -> Static:
+        """The pane's text widget."""
+        return self.query_one(_Body)
+
+    def render_detail(self, detail: ProposalDetail) -> RenderableType:
+        """What this pane shows for ``detail``."""
+        raise NotImplementedError
+
+    def watch_detail(self, detail: ProposalDetail | None) -> None:
+        if detail is None:
+            self._shown = None
+            self.body.update(Text(self.placeholder, style="dim italic"))
+            return
+        if detail.id != self._shown:  # a new proposal: from the top
+            self.scroll_home(animate=False)
+            self._shown = detail.id
+        self.body.update(self.render_detail(detail))
+
+    def watch_placeholder(self, text: str) -> None:
+        if self.detail is None:
+            self.body.update(Text(text, style="dim italic"))
+
+
+class ProposalPane(DetailPane):
+    """Kind, summary, flags, rationale and the change table."""
+
+    def __init__(self) -> None:
+        super().__init__(id="triage-proposal", body_id="proposal", title="proposal")
+
+    def render_detail(self, detail: ProposalDetail) -> RenderableType:
+        return render_header(detail)
+
+
+class AgentPane(DetailPane):
+    """The consulted reflections: what accept and reject would grade, all at once."""
+
+    annotate_grade: var[int | None] = var(None, init=False)
+    """The grade an ``annotate`` stance gets (config ``review.annotate_grade``)."""
+
+    def __init__(self) -> None:
+        super().__init__(id="triage-agent", body_id="reflections", title="agent brain · lessons")
+
+    def render_detail(self, detail: ProposalDetail) -> RenderableType:
+        return render_agent_side(detail, self.annotate_grade)
+
+
+class UserPane(DetailPane):
+    """The user neurons the proposal names (for a consolidation item: review aids)."""
+
+    def __init__(self) -> None:
+        super().__init__(id="triage-user", body_id="user-neurons", title="user brain")
+
+    def render_detail(self, detail: ProposalDetail) -> RenderableType:
+        self.border_title = "review" if detail.agent_item is not None else "user brain"
+        return render_user_side(detail)
