@@ -17,7 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
 
 from brainview.tui.app import STYLES
-from brainview.tui.widgets.recall_box import RecallBox
+from brainview.tui.reach import bv_app
+from brainview.tui.recall.box import RecallBox
 
 if TYPE_CHECKING:
     from brainview.services.recall.browse import ProposalDraft
@@ -57,7 +58,7 @@ class RecallScreen(Screen[None]):
         box = self.query_one(RecallBox)
         box.offer = self._offer
         box.draft = self._draft
-        self.query_one("#recall-input", Input).focus()
+        box.query_one(Input).focus()
         if self._draft is not None:
             box.recall()
 
@@ -68,7 +69,7 @@ class RecallScreen(Screen[None]):
 
     @on(RecallBox.Chosen)
     def _open(self, message: RecallBox.Chosen) -> None:
-        self.app.open_reflection(message.reflection_id)  # type: ignore[attr-defined]
+        bv_app(self).open_reflection(message.reflection_id)
 
     def action_again(self) -> None:
         """Recall again (the agent brain may have changed)."""
