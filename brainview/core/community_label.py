@@ -1,4 +1,6 @@
-"""A community's label: the sentence of its most central reflection, with the cited
+"""A community's label and number as a person reads them.
+
+The label is the sentence of its most central reflection, with the cited
 user neurons folded to ``⟦…⟧`` — what a person reads, not a bag of words.
 
 The members' terms (:func:`brainview.core.clustering.terms`: lower-cased words,
@@ -16,6 +18,8 @@ from brainview.core.clustering import terms
 from brainview.core.refs import USER_REF
 from brainview.core.safe_text import first_line
 
+SINGLETONS = -1
+"""The pseudo-community gathering every isolated reflection (alone in its community)."""
 FOLDED = "⟦…⟧"
 """What a ``[user:…]`` reference reads as in a label (the neurons differ per member)."""
 LABEL_LIMIT = 120
@@ -49,3 +53,10 @@ def label(texts: Sequence[str], limit: int = LABEL_LIMIT) -> str:
     if not texts:
         return ""
     return skeleton(texts[central([terms(t) for t in texts])], limit)
+
+
+def shown_number(number: int) -> int | None:
+    """The number a person sees for partition community ``number``: communities of two
+    or more members count from 1 (the partition numbers them biggest first, so they
+    come before every singleton); ``None`` for the isolated reflections."""
+    return number + 1 if number >= 0 else None

@@ -21,9 +21,9 @@ from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.communities import CommunitiesScreen
+from brainview.tui.communities import CommunitiesScreen
+from brainview.tui.reflection import ReflectionScreen
 from brainview.tui.screens.consolidate import ConsolidateScreen
-from brainview.tui.screens.reflection import ReflectionScreen
 from brainview.tui.widgets.audit_view import AuditView
 from tests.read_only_helpers import snapshot
 from tests.tui_helpers import settle

@@ -15,18 +15,15 @@ from dataclasses import dataclass
 
 from brainview.core import community_label
 from brainview.core.clustering import LABEL_CHARS
+from brainview.core.community_label import shown_number
 from brainview.services.communities import cache as community_cache
 from brainview.services.project import Project
 from brainview.store import community_reads
 
+__all__ = ["LABEL_SAMPLE", "Placement", "labels", "placement", "shown_number"]
+
 LABEL_SAMPLE = 30
 """Members (first by id) whose text feeds a community's label."""
-
-
-def shown_number(number: int) -> int | None:
-    """The number a person sees for partition community ``number`` (``None``: isolated
-    reflections or not clustered)."""
-    return number + 1 if number >= 0 else None
 
 
 def labels(project: Project, members: Mapping[int, Sequence[str]]) -> dict[int, str]:

@@ -1,64 +1,43 @@
 """Communities: clusters of reflections | members + R plots; and the fading list.
 
-The cached partition shows at once (marked stale if the graph changed since); a
-fresh clustering runs in a worker (a child process for big brains, so the UI stays
-responsive) with a progress line, and ``escape`` cancels it. Every database read runs
-in a thread worker that posts one of the messages below; handlers touch widgets.
+The screen composes widgets that own their state — :class:`ClusteringLine` (reading,
+clustering, progress, cancel), :class:`ClusterList`, :class:`MemberList`,
+:class:`FadingPane`, the lifecycle actions and watch — and routes their messages.  Every
+brain access goes through the app's session (:func:`brainview.tui.workers.run_service`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Header, TabbedContent, TabPane
 
-from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
-from brainview.tui.screens.communities_fading import FadingActions
-from brainview.tui.screens.communities_messages import (
-    ClusteringProgress,
-    ClusteringStopped,
-    ClusterLoaded,
-    CommunitiesFailed,
-    CommunitiesLoaded,
-    FadingLoaded,
-)
-from brainview.tui.screens.communities_states import MemberStates
-from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, LifecycleActions
-from brainview.tui.widgets.community_view import (
-    FADING_COLUMNS,
-    MEMBER_COLUMNS,
-    cluster_cells,
-    cluster_columns,
-    clusters_title,
-    fading_cells,
-    fading_title,
-    fit_widths,
-    member_cells,
-    members_title,
-)
+from brainview.tui.communities.clustering import NO_AGENT, ClusteringLine
+from brainview.tui.communities.clusters import ClusterList
+from brainview.tui.communities.fading import FadingPane
+from brainview.tui.communities.members import MemberList
+from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
+from brainview.tui.reach import bv_app, pruning_threshold, session_of
 from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
-from brainview.tui.widgets.lifecycle_watch import LifecycleWatch
+from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:
-    from brainview.services.communities import (
-        CommunityData,
-        CommunityRow,
-        MemberRow,
-    )
-    from brainview.services.communities.curves import FadingList
-    from brainview.services.communities.runner import ClusteringJob
+    from brainview.services.communities import ClusterCurves, CommunityData, MemberRow
+    from brainview.services.session import Session
 
-SORT_NAMES = {"size": "size", "fading": "weakest mean R", "misses": "most misses"}
+QUIET = ("communities-check", "communities-states")
+"""Reads whose failure is retried on its own and not worth a word."""
+Members = tuple[int, "list[MemberRow]", int, "ClusterCurves", int]
+"""``(number, members, total, curves, lifecycle mark)`` of one community."""
 
 
-class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[None]):
+class CommunitiesScreen(Screen[None]):
     """Families of lessons: size, skills, R now, acceptance, policy; and what is fading.
 
     | Key | Action |
@@ -71,6 +50,7 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
     | `j` / `k` | Down / up in the focused table |
     | `u` | Undo this session's last rescue / let-go |
     | `z` | Consolidate: plan prune/decay/policies, queue them for review |
+    | `x` / `c` / `R` / `U` | Invalidate… / challenge… / reinstate / undo lifecycle |
     | `escape` | Cancel a running clustering |
     """
 
@@ -105,444 +85,273 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
 
     def __init__(self) -> None:
         super().__init__()
-        self.data: CommunityData | None = None
-        self.rows: list[CommunityRow] = []
-        self.total = 0
-        self.sort = "size"
-        self.members: list[MemberRow] = []
-        self.member_total = 0
-        self.number: int | None = None
-        """The community whose members are shown."""
-        self.fading: FadingList | None = None
-        self.job: ClusteringJob | None = None
-        """The running clustering, if any (cancelled from the UI thread)."""
-        self.running = False
-        self.session_decisions: list[tuple[int, str]] = []
+        self._seen: tuple[int, int, int] | None = None
+        """The decision queue's fingerprint the last read corresponds to."""
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Horizontal(id="progress-line"):
-            yield Static("", id="progress-text")
-            yield ProgressBar(id="cluster-progress", total=100, show_eta=False)
+        yield ClusteringLine(id="progress-line")
         with TabbedContent(id="communities-tabs", initial="clusters-tab"):
             with TabPane("Clusters", id="clusters-tab"), Vertical(id="clusters-body"):
-                with Vertical(id="cluster-pane"):
-                    yield Static("", id="cluster-title")
-                    yield DataTable(id="clusters", cursor_type="row", zebra_stripes=True)
+                yield ClusterList(id="cluster-pane")
                 with Horizontal(id="cluster-detail"):
-                    with Vertical(id="members-pane"):
-                        yield Static("", id="members-title")
-                        yield DataTable(id="members", cursor_type="row")
+                    yield MemberList(id="members-pane")
                     with Vertical(id="cluster-plots"):
                         yield DistributionPlot(id="cluster-dist")
                         yield ForecastPlot(id="cluster-forecast")
             with TabPane("Fading", id="fading-tab"):
-                yield Static("", id="fading-title")
-                yield DataTable(id="fading", cursor_type="row", zebra_stripes=True)
+                yield FadingPane(id="fading-pane")
+        yield LifecycleActions()
         yield LifecycleWatch(id="lifecycle-watch")
         yield Footer()
+
+    # -- the parts ---------------------------------------------------------------------
+
+    @property
+    def clusters(self) -> ClusterList:
+        """The list of communities."""
+        return self.query_one(ClusterList)
+
+    @property
+    def member_list(self) -> MemberList:
+        """The members of the highlighted community."""
+        return self.query_one(MemberList)
+
+    @property
+    def fading_pane(self) -> FadingPane:
+        """The fading list."""
+        return self.query_one(FadingPane)
+
+    @property
+    def clustering(self) -> ClusteringLine:
+        """The reading / clustering run and its progress."""
+        return self.query_one(ClusteringLine)
+
+    @property
+    def tabs(self) -> TabbedContent:
+        """Clusters | Fading."""
+        return self.query_one(TabbedContent)
+
+    def _fading_days(self) -> int:
+        return int(session_of(self).config.reflections.fading_days)
+
+    # -- reading -----------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.clusters.table.focus()
+        self.call_after_refresh(self.action_reload)
 
     def on_screen_resume(self) -> None:
         """Back from triage (a prune or a policy may have been accepted) or another
         screen: read again, but only if decisions changed since the last read; and show
         lifecycle changes made meanwhile now, not at the next tick."""
-        if getattr(self, "_seen", None) is not None:
-            self.check_changed()
+        if self._seen is not None:
+            run_service(self, _queue_signature, group="communities-check", done=self._checked)
         self.query_one(LifecycleWatch).check()
 
-    @work(thread=True, exclusive=True, group="communities-check")
-    def check_changed(self) -> None:
-        """Compare the decision queue's fingerprint with the last read's (thread)."""
-        from brainview.services.review.queue import signature
-
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                now = signature(project)
-        except Exception:  # noqa: BLE001 - a failed check just leaves the screen as is
-            return
+    def _checked(self, now: tuple[int, int, int]) -> None:
         if now != self._seen:
-            self._seen = now
-            self.app.call_from_thread(self.action_reload)
+            self.action_reload()
 
-    def on_mount(self) -> None:
-        self._seen: tuple[int, int, int] | None = None
-        self.query_one("#progress-line").display = False
-        self.query_one("#cluster-title", Static).update(Text("reading communities…", "dim italic"))
-        self.query_one("#clusters", DataTable).focus()
-        self._fit_all()
-        self.call_after_refresh(self.action_reload)
-
-    # -- layout ------------------------------------------------------------------------
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._fit_all)
-
-    def _fit_all(self) -> None:
-        for table_id, columns in (
-            ("clusters", cluster_columns(self.with_spikuit)),
-            ("members", MEMBER_COLUMNS),
-            ("fading", FADING_COLUMNS),
-        ):
-            table = self.query_one(f"#{table_id}", DataTable)
-            width = table.size.width or self.size.width
-            widths = fit_widths(columns, width)
-            if getattr(table, "_bv_widths", None) == widths:
-                continue
-            table._bv_widths = widths  # type: ignore[attr-defined]
-            table.clear(columns=True)
-            for (label, key, _w), w in zip(columns, widths, strict=True):
-                table.add_column(Text(label), key=key, width=w)
-        if self.rows:
-            self._fill_clusters()
-        if self.members:
-            self._fill_members()
-        if self.fading is not None:
-            self._fill_fading()
-
-    @property
-    def with_spikuit(self) -> bool:
-        """Whether Spikuit's own communities exist here (then shown for comparison)."""
-        return self.data is not None and bool((self.data.spikuit >= 0).any())
-
-    @property
-    def threshold(self) -> float:
-        """The pruning threshold from the config."""
-        return float(self.app.config.reflections.pruning_threshold)  # type: ignore[attr-defined]
-
-    # -- loading -----------------------------------------------------------------------
+    def _remember(self, seen: tuple[int, int, int]) -> None:
+        self._seen = seen
 
     def action_reload(self) -> None:
         """Read the communities again (re-clustering only if the graph changed)."""
-        self.remember_queue()
-        self.load()
-        if self.fading is not None:
-            self.load_fading()
+        run_service(self, _queue_signature, group="communities-check", done=self._remember)
+        self.clustering.start(sort=self.clusters.sort, threshold=pruning_threshold(self))
+        if self.fading_pane.fading is not None:
+            self.fading_pane.load(threshold=pruning_threshold(self), days=self._fading_days())
 
-    @work(thread=True, exclusive=True, group="communities-check")
-    def remember_queue(self) -> None:
-        """Note the decision queue's fingerprint this read corresponds to (thread)."""
-        from brainview.services.review.queue import signature
-
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                self._seen = signature(project)
-        except Exception:  # noqa: BLE001
-            return
-
-    @work(thread=True, exclusive=True, group="communities-load")
-    def load(self) -> None:
-        """Cached partition first, then (if the graph changed) a fresh clustering."""
-        from brainview.core.fsrs_math import format_ts
-        from brainview.services import communities as svc
-        from brainview.services.communities.runner import ClusteringCancelled, ClusteringJob
-
-        now = self.app.now()  # type: ignore[attr-defined]
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                if project.agent is None:
-                    text = "No agent brain yet: no reflections to cluster in this project."
-                    self.post_message(CommunitiesFailed("no-agent", text))
-                    return
-                part, fresh = svc.load_partition(project)
-                stale = part is not None and not fresh
-                if part is not None:
-                    self._post_page(project, svc.load_data(project, part, fresh, now))
-                if fresh:
-                    return
-                self.running = True
-                self.job = ClusteringJob(
-                    project.agent.path,
-                    now_iso=format_ts(now),
-                    progress=lambda s, f: self.post_message(ClusteringProgress(s, f)),
-                )
-                self.post_message(ClusteringProgress("starting", 0.0))
-                try:
-                    part = self.job.run()
-                finally:
-                    self.job, self.running = None, False
-                svc.store_partition(project, part)
-                self._post_page(project, svc.load_data(project, part, True, now))
-                self.post_message(ClusteringStopped("done", replaced=stale))
-        except ClusteringCancelled:
-            self.post_message(ClusteringStopped("cancelled"))
-        except Exception as err:  # noqa: BLE001 - shown in the UI
-            self.post_message(ClusteringStopped(one_line(str(err), 200)))
-
-    def _post_page(self, project: Any, data: CommunityData) -> None:
-        from brainview.services.communities import community_rows
-
-        rows, total = community_rows(project, data, threshold=self.threshold, sort=self.sort)
-        self.post_message(CommunitiesLoaded(data, rows, total, self.sort))
-
-    @work(thread=True, exclusive=True, group="communities-rows")
-    def resort(self, data: CommunityData) -> None:
-        """Sort the communities again (labels for the new first page)."""
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                self._post_page(project, data)
-        except Exception as err:  # noqa: BLE001
-            self.post_message(CommunitiesFailed("communities", one_line(str(err), 200)))
-
-    @work(thread=True, exclusive=True, group="communities-cluster")
-    def load_cluster(self, data: CommunityData, number: int) -> None:
-        """Members and curves of one community (thread)."""
-        from brainview.services.communities import cluster_curves, member_rows
-        from brainview.services.review.flags import lifecycle_mark
-
-        now = self.app.now()  # type: ignore[attr-defined]
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                mark = lifecycle_mark(project)  # first: a later change is noticed again
-                members, total = member_rows(project, data, number)
-            curves = cluster_curves(data, number, now, threshold=self.threshold)
-        except Exception as err:  # noqa: BLE001
-            self.post_message(CommunitiesFailed("members", one_line(str(err), 200)))
-            return
-        self.post_message(ClusterLoaded(number, members, total, curves, mark))
-
-    @work(thread=True, exclusive=True, group="communities-fading")
-    def load_fading(self) -> None:
-        """The fading list (thread)."""
-        from brainview.services.communities.curves import fading
-        from brainview.services.review.flags import lifecycle_mark
-
-        cfg = self.app.config.reflections  # type: ignore[attr-defined]
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                if project.agent is None:
-                    return
-                mark = lifecycle_mark(project)  # first: a later change is noticed again
-                result = fading(
-                    project,
-                    self.app.now(),  # type: ignore[attr-defined]
-                    threshold=cfg.pruning_threshold,
-                    days=cfg.fading_days,
-                )
-        except Exception as err:  # noqa: BLE001
-            self.post_message(CommunitiesFailed("fading list", one_line(str(err), 200)))
-            return
-        self.post_message(FadingLoaded(result, mark))
-
-    # -- showing -----------------------------------------------------------------------
-
-    @on(CommunitiesLoaded)
-    def show_communities(self, message: CommunitiesLoaded) -> None:
-        keep = self.number
-        had_spikuit = self.with_spikuit
-        self.data, self.rows, self.total = message.data, message.rows, message.total
-        if had_spikuit != self.with_spikuit:
-            self._fit_all()  # adds or drops the Spikuit column, then refills
-        self._fill_clusters()
-        self._title()
-        numbers = [r.number for r in self.rows]
-        table = self.query_one("#clusters", DataTable)
-        if keep in numbers:
-            table.move_cursor(row=numbers.index(keep), animate=False)
-        self._after_cluster_cursor(force=True)
+    @on(ClusteringLine.Page)
+    def _page(self, message: ClusteringLine.Page) -> None:
+        self.clusters.show(message.data, message.rows, message.total, message.sort)
         self.refresh_bindings()
 
-    def _title(self) -> None:
-        data = self.data
-        if data is None:
+    @on(ClusteringLine.Stopped)
+    def _stopped(self, message: ClusteringLine.Stopped) -> None:
+        if message.outcome == "no-agent":
+            self.clusters.say(NO_AGENT)
+        elif message.outcome == "done":
+            if message.replaced:
+                self.notify("communities updated: the graph changed since", timeout=3)
+        elif message.outcome == "cancelled":
+            self.notify("clustering cancelled; showing the cached communities", timeout=3)
+            if self.clusters.data is None:
+                self.clusters.say("clustering cancelled · ctrl+r to run it again")
+        else:
+            self.notify(message.outcome, title="Clustering failed", severity="error", markup=False)
+        self.refresh_bindings()
+
+    @on(ClusterList.Highlighted)
+    def _cluster_highlighted(self, message: ClusterList.Highlighted) -> None:
+        data = self.clusters.data
+        if data is not None:
+            self._load_cluster(data, message.number)
+
+    def _load_cluster(self, data: CommunityData, number: int) -> None:
+        threshold = pruning_threshold(self)
+
+        def read(session: Session) -> Members:
+            from brainview.services.communities import cluster_curves, member_rows
+            from brainview.services.review.flags import lifecycle_mark
+
+            with session.project() as project:
+                mark = lifecycle_mark(project)  # first: a later change is noticed again
+                members, total = member_rows(project, data, number)
+            curves = cluster_curves(data, number, session.clock(), threshold=threshold)
+            return number, members, total, curves, mark
+
+        run_service(self, read, group="communities-cluster", done=self._cluster_loaded)
+
+    def _cluster_loaded(self, result: Members) -> None:
+        number, members, total, curves, mark = result
+        if number != self.clusters.number:
             return
-        self.query_one("#cluster-title", Static).update(
-            clusters_title(data, len(self.rows), self.total, SORT_NAMES[self.sort])
-        )
-
-    def _fill_clusters(self) -> None:
-        table = self.query_one("#clusters", DataTable)
-        spikuit = self.with_spikuit
-        cursor = table.cursor_row
-        table.clear()
-        for row in self.rows:
-            table.add_row(*cluster_cells(row, with_spikuit=spikuit), key=str(row.number))
-        if self.rows:
-            table.move_cursor(row=max(0, min(cursor, len(self.rows) - 1)), animate=False)
-
-    def lifecycle_targets(self) -> list[str]:
-        """What ``x``/``c``/``R`` act on: the highlighted reflection on the fading list or
-        in the members table; from the clusters table, every member of the highlighted
-        community (not only the rows on screen)."""
-        if self._tab() == "fading-tab" or (
-            isinstance(self.focused, DataTable) and self.focused.id == "members"
-        ):
-            rid = self._highlighted_reflection()
-            return [rid] if rid else []
-        if self.data is None or self.number is None:
-            return []
-        picked = self.data.community == self.number
-        return [rid for rid, keep in zip(self.data.ids, picked, strict=True) if keep]
-
-    def lifecycle_done(self, _result: Any) -> None:
-        """Members changed state: read the communities again."""
-        self.action_reload()
-
-    @on(DataTable.RowHighlighted, "#clusters")
-    def _cluster_highlighted(self, _event: DataTable.RowHighlighted) -> None:
-        self._after_cluster_cursor()
-
-    def _after_cluster_cursor(self, force: bool = False) -> None:
-        table = self.query_one("#clusters", DataTable)
-        if self.data is None or not self.rows:
-            return
-        row = self.rows[max(0, min(table.cursor_row, len(self.rows) - 1))]
-        if force or row.number != self.number:
-            self.number = row.number
-            self.load_cluster(self.data, row.number)
-
-    @on(ClusterLoaded)
-    def show_cluster(self, message: ClusterLoaded) -> None:
-        if message.number != self.number:
-            return
-        self.members, self.member_total = message.members, message.total
-        self.query_one(LifecycleWatch).note(message.mark, "members")
-        self._fill_members()
-        row = next((r for r in self.rows if r.number == message.number), None)
-        self.query_one("#members-title", Static).update(
-            members_title(message.number, row, len(self.members), message.total)
-        )
-        curves = message.curves
-        self.query_one("#cluster-dist", DistributionPlot).set_counts(
-            curves.counts, unreviewed=curves.unreviewed
-        )
-        self.query_one("#cluster-forecast", ForecastPlot).set_forecast(
+        row = next((r for r in self.clusters.rows if r.number == number), None)
+        self.member_list.show(number, row, members, total)
+        self.query_one(LifecycleWatch).note(mark, "members")
+        self.query_one(DistributionPlot).set_counts(curves.counts, unreviewed=curves.unreviewed)
+        self.query_one(ForecastPlot).set_forecast(
             curves.mean_forecast,
             threshold=curves.threshold,
             crossing=curves.crossing,
             what="mean R",
         )
 
-    def _fill_members(self) -> None:
-        table = self.query_one("#members", DataTable)
-        table.clear()
-        for m in self.members:
-            table.add_row(*member_cells(m), key=m.id)
+    @on(WorkFailed)
+    def _quiet_failure(self, message: WorkFailed) -> None:
+        if message.group in QUIET:
+            message.stop()  # transient (locked): the next check or tick asks again
 
-    @on(FadingLoaded)
-    def show_fading(self, message: FadingLoaded) -> None:
-        self.fading = message.fading
+    @on(ClusterList.Chosen)
+    def _cluster_chosen(self) -> None:
+        self.member_list.table.focus()
+
+    @on(FadingPane.Loaded)
+    def _fading_loaded(self, message: FadingPane.Loaded) -> None:
         self.query_one(LifecycleWatch).note(message.mark, "fading")
-        self._fill_fading()
-        self.query_one("#fading-title", Static).update(fading_title(message.fading))
         self.refresh_bindings()
 
-    def _fill_fading(self) -> None:
-        assert self.fading is not None
-        table = self.query_one("#fading", DataTable)
-        cursor = table.cursor_row
-        table.clear()
-        for row in self.fading.rows:
-            table.add_row(*fading_cells(row), key=row.id)
-        if self.fading.rows:
-            table.move_cursor(row=max(0, min(cursor, len(self.fading.rows) - 1)), animate=False)
+    # -- lifecycle states kept current -------------------------------------------------
 
-    # -- clustering progress -----------------------------------------------------------
+    @on(LifecycleWatch.Moved)
+    def _states_moved(self) -> None:
+        """A reflection was challenged, invalidated or reinstated (here or by another
+        process): read again only the states of the rows on screen."""
+        ids = [m.id for m in self.member_list.members]
+        fading = self.fading_pane.fading
+        ids += [r.id for r in (fading.rows if fading is not None else [])]
+        if ids:
+            run_service(self, lambda s: _states_now(s, ids), group="communities-states",
+                        done=self._restate)  # fmt: skip
 
-    @on(ClusteringProgress)
-    def show_progress(self, message: ClusteringProgress) -> None:
-        if not self.running:
-            return
-        self.query_one("#progress-line").display = True
-        self.query_one("#progress-text", Static).update(
-            Text(f"clustering: {one_line(message.stage, 70)} · esc cancels")
-        )
-        self.query_one("#cluster-progress", ProgressBar).update(progress=100 * message.fraction)
-        self.refresh_bindings()
+    def _restate(self, result: tuple[int, dict[str, str]]) -> None:
+        mark, states = result
+        watch = self.query_one(LifecycleWatch)
+        # Rows loaded after the read began (another community) keep their own mark.
+        if self.member_list.restate(states):
+            watch.note(mark, "members")
+        if self.fading_pane.fading is not None and self.fading_pane.restate(states):
+            watch.note(mark, "fading")
 
-    @on(ClusteringStopped)
-    def clustering_stopped(self, message: ClusteringStopped) -> None:
-        self.query_one("#progress-line").display = False
-        if message.outcome == "done":
-            if message.replaced:
-                self.notify("communities updated: the graph changed since", timeout=3)
-        elif message.outcome == "cancelled":
-            self.notify("clustering cancelled; showing the cached communities", timeout=3)
-            if self.data is None:
-                self.query_one("#cluster-title", Static).update(
-                    Text("clustering cancelled · ctrl+r to run it again", style="italic")
-                )
-        else:
-            self.notify(message.outcome, title="Clustering failed", severity="error", markup=False)
-        self.refresh_bindings()
+    def lifecycle_targets(self) -> list[str]:
+        """What ``x``/``c``/``R`` act on: the highlighted reflection on the fading list or
+        in the members table; from the clusters table, every member of the highlighted
+        community (not only the rows on screen)."""
+        if self.tabs.active == "fading-tab":
+            rid = self.fading_pane.highlighted
+            return [rid] if rid else []
+        if self.focused is self.member_list.table:
+            rid = self.member_list.highlighted
+            return [rid] if rid else []
+        return self.clusters.member_ids()
 
-    def on_unmount(self) -> None:
-        # Leaving the app mid-run must not leave a child process behind.
-        if self.job is not None:
-            self.job.cancel()
+    def action_lifecycle(self, verb: str) -> None:
+        """Invalidate or challenge the targets (the dialog shows the blast radius)."""
+        self.query_one(LifecycleActions).open(verb, self.lifecycle_targets())
 
-    def action_cancel(self) -> None:
-        """Cancel the running clustering (the child process is killed)."""
-        job = self.job
-        if job is not None:
-            job.cancel()
-            self.query_one("#progress-text", Static).update(Text("cancelling…"))
+    def action_lifecycle_reinstate(self) -> None:
+        """Reinstate the targets."""
+        self.query_one(LifecycleActions).reinstate(self.lifecycle_targets())
 
-    # -- actions -----------------------------------------------------------------------
+    def action_lifecycle_undo(self) -> None:
+        """Undo this session's last lifecycle batch."""
+        self.query_one(LifecycleActions).undo()
 
-    def _tab(self) -> str:
-        return str(self.query_one("#communities-tabs", TabbedContent).active)
+    @on(LifecycleActions.Applied)
+    def _lifecycle_applied(self) -> None:
+        """Members changed state: read the communities again."""
+        self.action_reload()
+
+    # -- keys --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
-            return self.running
+            return self.clustering.running
         if action in ("decide", "undo"):
-            if self._tab() != "fading-tab":
+            if self.tabs.active != "fading-tab":
                 return False
             if action == "undo":
-                return bool(self.session_decisions) or None
-            return bool(self.fading and self.fading.rows) or None
+                return bool(self.fading_pane.decisions) or None
+            fading = self.fading_pane.fading
+            return bool(fading and fading.rows) or None
         if action == "sort":
-            return self._tab() == "clusters-tab"
+            return self.tabs.active == "clusters-tab"
         return True
+
+    def action_cancel(self) -> None:
+        """Cancel the running clustering (the child process is killed)."""
+        self.clustering.cancel()
 
     def action_toggle_view(self) -> None:
         """Switch between the clusters and the fading list."""
-        tabs = self.query_one("#communities-tabs", TabbedContent)
+        tabs = self.tabs
         tabs.active = "fading-tab" if tabs.active == "clusters-tab" else "clusters-tab"
 
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "fading-tab":
-            self.query_one("#fading", DataTable).focus()
-            if self.fading is None:
-                self.query_one("#fading-title", Static).update(Text("reading…", "dim italic"))
-                self.load_fading()
+            self.fading_pane.table.focus()
+            if self.fading_pane.fading is None:
+                self.fading_pane.load(threshold=pruning_threshold(self), days=self._fading_days())
         else:
-            self.query_one("#clusters", DataTable).focus()
+            self.clusters.table.focus()
         self.refresh_bindings()
 
     def action_sort(self) -> None:
         """Cycle the sort order of the communities."""
         from brainview.services.communities import SORTS
 
-        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
-        if self.data is not None:
-            self.resort(self.data)
+        clusters = self.clusters
+        sort = SORTS[(SORTS.index(clusters.sort) + 1) % len(SORTS)]
+        clusters.sort = sort
+        if clusters.data is not None:
+            self.clustering.resort(clusters.data, sort=sort, threshold=pruning_threshold(self))
 
-    def _highlighted_reflection(self) -> str | None:
-        focused = self.focused
-        if isinstance(focused, DataTable) and focused.id in ("members", "fading"):
-            ids = (
-                [m.id for m in self.members]
-                if focused.id == "members"
-                else [r.id for r in (self.fading.rows if self.fading else [])]
-            )
-            if 0 <= focused.cursor_row < len(ids):
-                return ids[focused.cursor_row]
-        return None
+    def action_decide(self, action: str) -> None:
+        """Rescue or let go the highlighted fading reflection."""
+        self.fading_pane.decide(action, threshold=pruning_threshold(self), days=self._fading_days())
+
+    def action_undo(self) -> None:
+        """Withdraw this session's most recent rescue / let-go."""
+        self.fading_pane.undo(threshold=pruning_threshold(self), days=self._fading_days())
 
     def action_inspect(self) -> None:
         """Open the reflection view for the highlighted member / fading reflection."""
-        rid = self._highlighted_reflection()
-        if rid is None and self.members:
-            rid = self.members[0].id
+        if self.tabs.active == "fading-tab":
+            rid = self.fading_pane.highlighted
+        else:
+            members = self.member_list
+            rid = members.highlighted if self.focused is members.table else None
+            rid = rid or (members.members[0].id if members.members else None)
         if rid is not None:
-            self.app.open_reflection(rid)  # type: ignore[attr-defined]
+            bv_app(self).open_reflection(rid)
 
-    @on(DataTable.RowSelected, "#members, #fading")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value:
-            self.app.open_reflection(str(event.row_key.value))  # type: ignore[attr-defined]
+    @on(MemberList.Open)
+    @on(FadingPane.Open)
+    def _open(self, message: MemberList.Open | FadingPane.Open) -> None:
+        bv_app(self).open_reflection(message.reflection_id)
 
     def action_nav(self, step: int) -> None:
         """Vim-style: move the cursor of the focused table."""
@@ -550,16 +359,18 @@ class CommunitiesScreen(LifecycleActions, FadingActions, MemberStates, Screen[No
         if isinstance(table, DataTable):
             table.action_cursor_down() if step > 0 else table.action_cursor_up()
 
-    @on(DataTable.RowSelected, "#clusters")
-    def _cluster_selected(self, _event: DataTable.RowSelected) -> None:
-        self.query_one("#members", DataTable).focus()
 
-    @on(CommunitiesFailed)
-    def failed(self, message: CommunitiesFailed) -> None:
-        if message.what in ("communities", "no-agent"):
-            self.query_one("#cluster-title", Static).update(Text(message.text, style="italic"))
-        if message.what == "no-agent":
-            return
-        self.notify(
-            message.text, title=f"Could not load {message.what}", severity="error", markup=False
-        )
+def _queue_signature(session: Session) -> tuple[int, int, int]:
+    """The decision queue's fingerprint (a prune or policy accepted in triage moves it)."""
+    from brainview.services.review.queue import signature
+
+    with session.project() as project:
+        return signature(project)
+
+
+def _states_now(session: Session, ids: list[str]) -> tuple[int, dict[str, str]]:
+    """The lifecycle fingerprint and the states of ``ids``, one read."""
+    from brainview.services.review.flags import states_now
+
+    with session.project() as project:
+        return states_now(project, ids)

@@ -30,7 +30,6 @@ from brainview.tui.recall.render import (
     policies_text,
     status_text,
 )
-
 from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:

@@ -10,11 +10,10 @@ through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from typing import TYPE_CHECKING
-
 from textual import on
 from textual.message import Message
 from textual.reactive import reactive
