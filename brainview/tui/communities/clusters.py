@@ -38,9 +38,10 @@ class ClustersTitle(Static):
 class ClusterList(Vertical):
     """The communities of the agent brain, one line each; the cursor picks one."""
 
-    data: var[CommunityData | None] = var(None)
+    # always_update: the data holds numpy arrays, which do not compare to one bool.
+    data: var[CommunityData | None] = var(None, always_update=True)
     """The partition's per-reflection data (``None`` before the first read)."""
-    rows: var[list[CommunityRow]] = var(list)
+    rows: var[list[CommunityRow]] = var(list, always_update=True)
     """The page of communities shown, in ``sort`` order."""
     total: var[int] = var(0)
     """How many rows there are in all (isolated reflections count as one)."""

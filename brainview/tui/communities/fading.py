@@ -31,7 +31,7 @@ class FadingTitle(Static):
 class FadingPane(Vertical):
     """The fading list; ``K`` / ``L`` (on the screen) decide, ``u`` withdraws."""
 
-    fading: var[FadingList | None] = var(None)
+    fading: var[FadingList | None] = var(None, always_update=True)
     """The list read last (``None``: not read yet)."""
     decisions: var[tuple[tuple[int, str], ...]] = var(())
     """This session's decisions ``(decision id, reflection id)``, oldest first."""

@@ -30,7 +30,7 @@ class MemberList(Vertical):
 
     number: var[int | None] = var(None)
     """The community shown (partition number)."""
-    members: var[list[MemberRow]] = var(list)
+    members: var[list[MemberRow]] = var(list, always_update=True)
     """The rows shown, weakest first."""
     total: var[int] = var(0)
     """How many members the community has (more than shown for a big one)."""

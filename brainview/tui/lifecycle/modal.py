@@ -78,7 +78,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
     """``invalidate`` or ``challenge``."""
     confirming: var[bool] = var(False)
     """Whether the second step (the count, then "Yes") is showing."""
-    view: var[RadiusView | None] = var(None)
+    view: var[RadiusView | None] = var(None, always_update=True)
     """The blast radius, the targets and the user titles, once read."""
 
     def __init__(self, targets: Sequence[str], verb: str = "invalidate") -> None:

@@ -24,7 +24,8 @@ class ReflectionText(Static):
     ReflectionText { height: auto; }
     """
 
-    detail: reactive[ReflectionDetail | None] = reactive(None, layout=True)
+    # always_update: a detail holds numpy arrays, which do not compare to one bool.
+    detail: reactive[ReflectionDetail | None] = reactive(None, layout=True, always_update=True)
     """The reflection shown (``None``: loading)."""
     show_all: reactive[bool] = reactive(False, layout=True)
     """Whether the whole text shows (``m``), not only its start."""
@@ -46,7 +47,7 @@ class FsrsCard(Static):
     FsrsCard { height: auto; }
     """
 
-    detail: reactive[ReflectionDetail | None] = reactive(None, layout=True)
+    detail: reactive[ReflectionDetail | None] = reactive(None, layout=True, always_update=True)
     """The reflection whose card shows (``None``: loading)."""
     now: datetime | None = None
     """The clock reading the card's relative days count from."""

@@ -57,7 +57,7 @@ class ReflectionScreen(Screen[None]):
         *LIFECYCLE_BINDINGS,
     ]
 
-    detail: var[ReflectionDetail | None] = var(None)
+    detail: var[ReflectionDetail | None] = var(None, always_update=True)
     """What was read last (``None`` while loading)."""
 
     def __init__(self, reflection_id: str) -> None:
