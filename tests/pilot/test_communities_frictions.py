@@ -74,7 +74,7 @@ async def test_skills_are_named_and_a_line_says_what_a_community_is(demo, size) 
         assert cell.startswith(f"{top[0]} {top[1]}")  # "curator 8 …", not "c8 q3 t2"
         assert not re.search(r"\b[a-z]\d+\b", cell)
         text = screen_text(app)
-        assert "A community: lessons that say alike and fire together" in text
+        assert "A community is a family of similar lessons that fire together." in text
 
 
 async def test_numbers_agree_between_the_list_and_the_reflection_view(demo) -> None:  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from brainview.services.communities import CommunityData, CommunityRow, MemberRow
     from brainview.services.communities.curves import FadingList, FadingRow
 
-ABOUT = "A community: lessons that say alike and fire together, named by its most typical one."
+ABOUT = "A community is a family of similar lessons that fire together."
 """The one line that says what a community is."""
 DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}
 CLUSTER_COLUMNS = (
@@ -82,9 +82,9 @@ def skills_text(skills: dict[str, int], width: int = 30) -> Text:
     for shown in range(len(parts), 0, -1):
         more = f" +{len(parts) - shown} more" if shown < len(parts) else ""
         line = ", ".join(parts[:shown]) + more
-        if len(line) <= width or shown == 1:
+        if len(line) <= width:
             return Text(line)
-    return Text("—")
+    return Text(parts[0] + (f" +{len(parts) - 1}" if len(parts) > 1 else "") if parts else "—")
 
 
 def _r(value: float | None) -> Text:
