@@ -56,3 +56,11 @@ class FsrsCard(Static):
         if self.detail is None or self.now is None:
             return Text("")
         return render_card(self.detail, self.now)
+
+
+class References(Static):
+    """One line per user neuron the reflection cites: mark, id, title, domain."""
+
+    DEFAULT_CSS = """
+    References { height: auto; }
+    """

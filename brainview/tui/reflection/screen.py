@@ -24,7 +24,7 @@ from brainview.core.safe_text import one_line
 from brainview.tui.app import STYLES
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
 from brainview.tui.reach import pruning_threshold, session_of
-from brainview.tui.reflection.parts import FsrsCard, ReflectionText
+from brainview.tui.reflection.parts import FsrsCard, References, ReflectionText
 from brainview.tui.reflection.render import render_refs
 from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
@@ -66,14 +66,18 @@ class ReflectionScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        left = VerticalScroll(id="reflection-left")
+        left.border_title = "reflection"
+        right = Vertical(id="reflection-right")
+        right.border_title = "FSRS card"
         with ScrollableContainer(id="reflection-body"):
-            with VerticalScroll(id="reflection-left"):
+            with left:
                 yield ReflectionText(id="reflection-text")
                 yield Static(Text("references", style="bold underline"), classes="section")
-                yield Static("", id="reflection-refs")
+                yield References(id="reflection-refs")
                 with Vertical(id="reflection-audit"):
                     yield AuditView(id="audit")
-            with Vertical(id="reflection-right"):
+            with right:
                 yield FsrsCard(id="reflection-card")
                 yield StabilityPlot(id="stability-plot")
                 yield ForecastPlot(id="forecast-plot")
@@ -82,8 +86,6 @@ class ReflectionScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#reflection-left").border_title = "reflection"
-        self.query_one("#reflection-right").border_title = "FSRS card"
         self.query_one(AuditView).reflection_id = self.reflection_id
         self.query_one(StabilityPlot).set_history(None)
         self.query_one(ForecastPlot).set_forecast(
@@ -143,7 +145,7 @@ class ReflectionScreen(Screen[None]):
         self.query_one(LifecycleWatch).note(mark, "detail")
         self.sub_title = one_line(detail.neuron.id, 60)
         self.query_one(ReflectionText).detail = detail
-        self.query_one("#reflection-refs", Static).update(render_refs(detail.refs))
+        self.query_one(References).update(render_refs(detail.refs))
         card = self.query_one(FsrsCard)
         card.now = session_of(self).clock()
         card.detail = detail
