@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
@@ -74,5 +75,8 @@ class TestInvalidateDialog:
             await _settled(pilot)
             await pilot.press("x")
             await _settled(pilot)
+            for box in pilot.app.screen.query(Input):  # no blinking cursor in a snapshot
+                box.cursor_blink = False
+            await pilot.pause()
 
         assert snap_compare(_app(fixed_demo), terminal_size=size, run_before=run_before)

@@ -40,6 +40,22 @@ if TYPE_CHECKING:
 VERBS = ("invalidate", "challenge")
 
 
+class DialogTitle(Static):
+    """``Invalidate reflection (ctrl+t: challenge)``."""
+
+
+class TargetLines(Static):
+    """The targets: id, state, first line (references named)."""
+
+
+class RadiusLine(Static):
+    """How big the blast radius is (or why it could not be read)."""
+
+
+class Summary(Static):
+    """What confirming now would do, with the count."""
+
+
 class InvalidateScreen(ModalScreen[BlastAction | None]):
     """Reason, blast radius (marks), then a confirmation showing the count.
 
@@ -98,12 +114,14 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="invalidate-box"):
-            yield Static("", id="invalidate-title")
-            yield Static(Text("reading…", style="dim italic"), id="invalidate-targets")
+            yield DialogTitle("", id="invalidate-title")
+            yield TargetLines(Text("reading…", style="dim italic"), id="invalidate-targets")
             yield Input(placeholder="reason (required)", id="invalidate-reason")
-            yield Static(Text("blast radius: reading…", style="dim italic"), id="invalidate-radius")
+            yield RadiusLine(
+                Text("blast radius: reading…", style="dim italic"), id="invalidate-radius"
+            )
             yield MarkList(id="invalidate-marks")
-            yield Static("", id="invalidate-summary")
+            yield Summary("", id="invalidate-summary")
             with Horizontal(id="invalidate-buttons"):
                 yield Button("Review…", id="invalidate-review", variant="primary")
                 yield Button("Yes", id="invalidate-yes", variant="error")
@@ -134,14 +152,14 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
             lines.append(f" {first_line(named(content, titles), 70)}\n")
         if len(self.targets) > 5:
             lines.append(f"… and {len(self.targets) - 5} more", style="dim")
-        self.query_one("#invalidate-targets", Static).update(lines)
+        self.query_one(TargetLines).update(lines)
         self._fill()
         self._summarise()
 
     @on(WorkFailed)
     def _failed(self, message: WorkFailed) -> None:
         message.stop()  # said here, in the dialog
-        self.query_one("#invalidate-radius", Static).update(
+        self.query_one(RadiusLine).update(
             Text.assemble(("could not read the blast radius: ", "bold"), message.text)
         )
 
@@ -151,7 +169,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
         marks = self.query_one(MarkList)
         marks.clear_options()
         marks.add_options(radius_options(self.view.radius, self.verb, self.view.user_titles))
-        self.query_one("#invalidate-radius", Static).update(radius_summary(self.view.radius))
+        self.query_one(RadiusLine).update(radius_summary(self.view.radius))
 
     # -- the choice ------------------------------------------------------------------
 
@@ -172,7 +190,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
 
     def _retitle(self) -> None:
         noun = f"{len(self.targets)} reflection(s)" if len(self.targets) > 1 else "reflection"
-        self.query_one("#invalidate-title", Static).update(
+        self.query_one(DialogTitle).update(
             Text(f"{self.verb.capitalize()} {noun}  (ctrl+t: {_other(self.verb)})", style="bold")
         )
 
@@ -183,7 +201,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
             if self.verb == "invalidate"
             else "flags them: still consulted, shown with a warning"
         )
-        self.query_one("#invalidate-summary", Static).update(
+        self.query_one(Summary).update(
             Text(
                 f"{self.verb.capitalize()} {len(action.reflections)} reflection(s) and flag "
                 f"{len(action.flag_proposals)} pending proposal(s) — {effect}.",
