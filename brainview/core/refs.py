@@ -31,15 +31,20 @@ def format_ref(neuron_id: str) -> str:
     return f"[user:{neuron_id}]"
 
 
-def name_refs(content: str, titles: dict[str, tuple[str, bool]]) -> str:
+def name_refs(
+    content: str, titles: dict[str, tuple[str, bool]], *, retired: str = "⚠ retired"
+) -> str:
     """``content`` with each ``[user:id]`` replaced by ``⟦title⟧`` (``⟦title ⚠ retired⟧``
-    when retired, ``⟦id ✗ dangling⟧`` when ``titles`` — id → (title, live) — lacks it)."""
+    when retired, ``⟦id ✗ dangling⟧`` when ``titles`` — id → (title, live) — lacks it).
+
+    ``retired`` is the mark for a retired neuron (screens whose legend reads ``⊘
+    retired`` pass that)."""
 
     def named(match: re.Match[str]) -> str:
         found = titles.get(match.group(1))
         if found is None:
             return f"⟦{match.group(1)} ✗ dangling⟧"
         title, live = found
-        return f"⟦{title}⟧" if live else f"⟦{title} ⚠ retired⟧"
+        return f"⟦{title}⟧" if live else f"⟦{title} {retired}⟧"
 
     return USER_REF.sub(named, content or "")

@@ -33,3 +33,8 @@ def brainview_app(node: DOMNode) -> BrainviewApp:
 def session_of(node: DOMNode) -> Session:
     """The app's :class:`~brainview.services.session.Session` (the services door)."""
     return brainview_app(node).session
+
+
+def pruning_threshold(node: DOMNode) -> float:
+    """The configured pruning threshold (R below which a reflection is fading)."""
+    return float(session_of(node).config.reflections.pruning_threshold)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import ModalScreen
 from textual.worker import Worker
 
 from brainview.config import Config
@@ -256,13 +257,18 @@ class BrainviewApp(App[int]):
         self.screen.set_focus(target)
 
     def action_go(self, name: str) -> None:
-        """Switch to a top-level screen (each keeps its state between switches)."""
-        if name in self.MODES and self.current_mode != name:
+        """Switch to a top-level screen (each keeps its state between switches); a view
+        pushed over it (a reflection, recall) is closed, so ``3`` lands on the clusters."""
+        if name not in self.MODES:
+            return
+        if self.current_mode != name:
             self.switch_mode(name)
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ModalScreen):
+            self.pop_screen()
 
     def open_reflection(self, reflection_id: str) -> None:
         """Push the reflection view (text, card, stability history, forecast)."""
-        from brainview.tui.screens.reflection import ReflectionScreen
+        from brainview.tui.reflection import ReflectionScreen
 
         self.push_screen(ReflectionScreen(reflection_id))
 
@@ -271,7 +277,7 @@ class BrainviewApp(App[int]):
         typed text; the proposal under review in triage is one ``ctrl+t`` away).  Without
         an agent brain the box says so, in one line, when asked to recall."""
         from brainview.services.recall.browse import draft_of
-        from brainview.tui.screens.recall import RecallScreen
+        from brainview.tui.recall import RecallScreen
 
         offer = proposal or self.under_review
         self.push_screen(
@@ -346,7 +352,7 @@ class BrainviewApp(App[int]):
 def _screen(name: str) -> Screen[None]:
     """Import a top-level screen only when it is first shown."""
     if name == "communities":
-        from brainview.tui.screens.communities import CommunitiesScreen
+        from brainview.tui.communities import CommunitiesScreen
 
         return CommunitiesScreen()
     if name == "triage":

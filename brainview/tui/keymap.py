@@ -32,8 +32,8 @@ def scopes() -> dict[str, list[Binding]]:
         "confirm": _bindings(ConfirmScreen.BINDINGS),
     }
     for name, module, cls in (
-        ("communities", "brainview.tui.screens.communities", "CommunitiesScreen"),
-        ("reflection", "brainview.tui.screens.reflection", "ReflectionScreen"),
+        ("communities", "brainview.tui.communities", "CommunitiesScreen"),
+        ("reflection", "brainview.tui.reflection", "ReflectionScreen"),
         ("consolidate", "brainview.tui.consolidate", "ConsolidateScreen"),
         ("policy", "brainview.tui.widgets.policy_editor", "PolicyEditor"),
     ):
@@ -42,8 +42,8 @@ def scopes() -> dict[str, list[Binding]]:
             scopes[name] = _bindings(getattr(mod, cls).BINDINGS)
         except (ImportError, AttributeError):
             continue
-    from brainview.tui.screens.recall import RecallScreen
-    from brainview.tui.widgets.recall_box import RecallBox
+    from brainview.tui.recall import RecallScreen
+    from brainview.tui.recall.box import RecallBox
 
     scopes["recall"] = _bindings([*RecallScreen.BINDINGS, *RecallBox.BINDINGS])
     return scopes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import TabbedContent
 
 from brainview.demo.generator import DEMO_NOW
 from brainview.services.communities import cache as community_cache
@@ -13,8 +13,8 @@ from brainview.services.communities import runner as clustering_runner
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.communities import CommunitiesScreen
-from brainview.tui.screens.reflection import ReflectionScreen
+from brainview.tui.communities import CommunitiesScreen
+from brainview.tui.reflection import ReflectionScreen
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
 from tests.tui_helpers import settle
 
@@ -40,17 +40,19 @@ async def test_lists_communities_and_caches_them(demo) -> None:  # type: ignore[
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CommunitiesScreen) and app.current_mode == "communities"
-        assert screen.total == 13 and [r.size for r in screen.rows[:12]] == [13] * 6 + [12] * 6
-        singles = screen.rows[-1]
+        clusters = screen.clusters
+        assert clusters.total == 13 and [r.size for r in clusters.rows[:12]] == [13] * 6 + [12] * 6
+        singles = clusters.rows[-1]
         assert singles.number == -1 and singles.size == len(info.adversarial_ids)
         # The summarised themes show their policy; labels are distinctive words.
-        assert sum(1 for r in screen.rows if r.policies) == 2
-        assert all(r.label for r in screen.rows[:12])
-        table = screen.query_one("#clusters", DataTable)
+        assert sum(1 for r in clusters.rows if r.policies) == 2
+        assert all(r.label for r in clusters.rows[:12])
+        table = clusters.table
         assert table.row_count == 13
-        assert str(table.get_row_at(0)[1]) == screen.rows[0].label
-        members = screen.query_one("#members", DataTable)
-        assert members.row_count == 13 and screen.number == 0
+        shown = str(table.get_row_at(0)[1]).rstrip("…")
+        assert shown and clusters.rows[0].label.startswith(shown)
+        members = screen.member_list.table
+        assert members.row_count == 13 and clusters.number == 0
     # Cached outside the brain (reading writes no row): a fresh process finds it on disk.
     assert (
         _agent(root, "SELECT name FROM sqlite_master WHERE name LIKE 'brainview_community%'") == []
@@ -70,15 +72,16 @@ async def test_cursor_and_sort_drive_members_and_plots(demo) -> None:  # type: i
         screen = app.screen
         await pilot.press("down", "down")
         await settle(pilot)
-        assert screen.number == screen.rows[2].number
-        first_member = screen.members[0]
-        assert screen.query_one("#members", DataTable).get_row_at(0)[0].plain == first_member.title
-        r = [m.r_now for m in screen.members]
+        clusters, members = screen.clusters, screen.member_list
+        assert clusters.number == clusters.rows[2].number
+        first_member = members.members[0]
+        assert members.table.get_row_at(0)[0].plain == first_member.title
+        r = [m.r_now for m in members.members]
         assert r == sorted(r)  # weakest first
         await pilot.press("o")
         await settle(pilot)
-        assert screen.sort == "fading"
-        means = [row.mean_r for row in screen.rows]
+        assert clusters.sort == "fading"
+        means = [row.mean_r for row in clusters.rows]
         assert means == sorted(means)
         forecast = screen.query_one("#cluster-forecast", ForecastPlot)
         assert forecast._drawn >= 1 and not forecast.pending
@@ -93,17 +96,17 @@ async def test_fading_rescue_let_go_and_undo(demo) -> None:  # type: ignore[no-u
         await pilot.press("f")
         await settle(pilot)
         assert screen.query_one("#communities-tabs", TabbedContent).active == "fading-tab"
-        assert screen.fading is not None and screen.fading.rows
-        first = screen.fading.rows[0].id
+        pane = screen.fading_pane
+        assert pane.fading is not None and pane.fading.rows
+        first = pane.fading.rows[0].id
         await pilot.press("K")
         await settle(pilot)
-        second = screen.fading.rows[1].id
+        second = pane.fading.rows[1].id
         await pilot.press("L")
         await settle(pilot)
-        decided = {r.id: r.decision for r in screen.fading.rows}
+        decided = {r.id: r.decision for r in pane.fading.rows}
         assert decided[first] == "rescue" and decided[second] == "let_go"
-        table = screen.query_one("#fading", DataTable)
-        assert "kept" in table.get_row_at(0)[5].plain
+        assert "kept" in pane.table.get_row_at(0)[5].plain
         rows = _agent(
             root,
             "SELECT reflection_id, action, decider, undone_at FROM brainview_fading_decision "
@@ -114,7 +117,7 @@ async def test_fading_rescue_let_go_and_undo(demo) -> None:  # type: ignore[no-u
         await settle(pilot)
         undone = _agent(root, "SELECT undone_at FROM brainview_fading_decision ORDER BY id")
         assert undone[0][0] is None and undone[1][0] is not None
-        assert {r.id: r.decision for r in screen.fading.rows}[second] is None
+        assert {r.id: r.decision for r in pane.fading.rows}[second] is None
 
 
 async def test_enter_opens_reflection_view_and_escape_returns(demo) -> None:  # type: ignore[no-untyped-def]
@@ -123,7 +126,7 @@ async def test_enter_opens_reflection_view_and_escape_returns(demo) -> None:  # 
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         communities = app.screen
-        wanted = communities.members[0].id
+        wanted = communities.member_list.members[0].id
         await pilot.press("tab", "enter")
         await settle(pilot)
         await pilot.pause(0.3)
@@ -183,23 +186,24 @@ async def test_heavy_run_shows_progress_stays_responsive_and_cancels(demo, monke
             await pilot.pause(0.05)
             if "detecting" in str(progress.render()):
                 break
-        assert screen.running and screen.job is not None
-        assert screen.query_one("#progress-line").display
+        line = screen.clustering
+        assert line.running and line.job is not None
+        assert line.display
         assert "detecting communities · esc cancels" in str(progress.render())
-        proc = screen.job._proc
+        proc = line.job._proc
         await pilot.press("f")  # the UI answers while the child works
         await pilot.pause(0.1)
         assert screen.query_one("#communities-tabs", TabbedContent).active == "fading-tab"
         await pilot.press("escape")
         await settle(pilot)
-        assert not screen.running and screen.query_one("#progress-line").display is False
+        assert not line.running and line.display is False
         assert proc is not None and proc.poll() is not None
     # Cancelled: nothing was cached (in memory or on disk).
     assert community_cache.lookup(root / ".spikuit" / "agent" / "circuit.db", None) == (None, False)
 
 
 async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -> None:  # type: ignore[no-untyped-def]
-    from brainview.tui.screens.invalidate import InvalidateScreen
+    from brainview.tui.lifecycle import InvalidateScreen
 
     root, _ = demo
     app = _app(root)
@@ -208,9 +212,11 @@ async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -
         await pilot.press("f")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, CommunitiesScreen) and screen.fading and screen.fading.rows
+        assert isinstance(screen, CommunitiesScreen)
+        pane = screen.fading_pane
+        assert pane.fading and pane.fading.rows
         await pilot.press("down")
-        expected = screen.fading.rows[screen.query_one("#fading", DataTable).cursor_row].id
+        expected = pane.fading.rows[pane.table.cursor_row].id
         await pilot.press("x")
         await settle(pilot)
         modal = app.screen
@@ -219,7 +225,7 @@ async def test_invalidate_on_the_fading_list_targets_the_highlighted_row(demo) -
         await settle(pilot)
         await pilot.press("f")  # back on the clusters table: the whole community
         await settle(pilot)
-        screen.query_one("#clusters", DataTable).focus()
+        screen.clusters.table.focus()
         await pilot.press("c")
         await settle(pilot)
         assert isinstance(app.screen, InvalidateScreen) and len(app.screen.targets) > 1
@@ -239,7 +245,7 @@ async def test_communities_read_again_after_a_prune_in_triage(demo) -> None:  # 
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         screen = app.screen
-        assert screen.data is not None and pruned in screen.data.ids
+        assert screen.clusters.data is not None and pruned in screen.clusters.data.ids
         await pilot.press("2")
         await settle(pilot)
         app.screen.show_only(ids[k])
@@ -248,5 +254,6 @@ async def test_communities_read_again_after_a_prune_in_triage(demo) -> None:  # 
         await settle(pilot)
         await pilot.press("3")
         await settle(pilot, rounds=8)
-        assert app.screen is screen and screen.data is not None
-        assert pruned not in screen.data.ids
+        data = screen.clusters.data
+        assert app.screen is screen and data is not None
+        assert pruned not in data.ids

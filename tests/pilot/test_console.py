@@ -124,7 +124,7 @@ async def test_too_small_terminal_shows_notice(demo) -> None:  # type: ignore[no
 
 
 async def test_palette_jumps_to_a_reflection_by_id(demo) -> None:  # type: ignore[no-untyped-def]
-    from brainview.tui.screens.reflection import ReflectionScreen
+    from brainview.tui.reflection import ReflectionScreen
 
     root, info = demo
     rid = info.reflection_ids[3]

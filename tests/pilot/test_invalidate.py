@@ -19,8 +19,8 @@ from brainview.services.project import Project
 from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.invalidate import LIFECYCLE_BINDINGS, InvalidateScreen, LifecycleActions
-from brainview.tui.screens.reflection import ReflectionScreen
+from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, InvalidateScreen, LifecycleActions
+from brainview.tui.reflection import ReflectionScreen
 from brainview.tui.widgets.audit_view import AuditView
 from tests.tui_helpers import settle
 
@@ -31,7 +31,7 @@ COMPARED = ("neuron", "synapse", "changeset", "event", "brainview_proposal", "br
 ReflectionHost = ReflectionScreen
 
 
-class CommunityHost(LifecycleActions, Screen[None]):
+class CommunityHost(Screen[None]):
     """What the communities screen does: the lifecycle acts on all members at once."""
 
     BINDINGS: ClassVar = LIFECYCLE_BINDINGS
@@ -44,13 +44,20 @@ class CommunityHost(LifecycleActions, Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static("\n".join(self.members))
+        yield LifecycleActions()
         yield Footer()
 
-    def lifecycle_targets(self) -> list[str]:
-        return self.members
+    def action_lifecycle(self, verb: str) -> None:
+        self.query_one(LifecycleActions).open(verb, self.members)
 
-    def lifecycle_done(self, result: Any) -> None:
-        self.results.append(result)
+    def action_lifecycle_reinstate(self) -> None:
+        self.query_one(LifecycleActions).reinstate(self.members)
+
+    def action_lifecycle_undo(self) -> None:
+        self.query_one(LifecycleActions).undo()
+
+    def on_lifecycle_actions_applied(self, message: LifecycleActions.Applied) -> None:
+        self.results.append(message.result)
 
 
 def agent(root: Path) -> sqlite3.Connection:

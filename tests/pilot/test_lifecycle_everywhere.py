@@ -15,15 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.geometry import Region
-from textual.widgets import DataTable
 
 from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
+from brainview.tui.communities import CommunitiesScreen
 from brainview.tui.consolidate import ConsolidateScreen
-from brainview.tui.screens.communities import CommunitiesScreen
-from brainview.tui.screens.reflection import ReflectionScreen
+from brainview.tui.reflection import ReflectionScreen
 from brainview.tui.widgets.audit_view import AuditView
 from tests.read_only_helpers import snapshot
 from tests.tui_helpers import settle
@@ -105,7 +104,7 @@ async def test_reflection_view_follows_another_process(demo) -> None:  # type: i
         assert isinstance(screen, ReflectionScreen)
         left = screen.query_one("#reflection-left")
         assert "● live" in _trail_text(app) and "never challenged" in _trail_text(app)
-        assert "· live" in _screen_text(app)  # the card's status row
+        assert "· ● live" in _screen_text(app)  # the card's status row
         assert left.max_scroll_y > 3, left.max_scroll_y
         left.scroll_to(y=3, animate=False)
         await settle(pilot)
@@ -113,7 +112,9 @@ async def test_reflection_view_follows_another_process(demo) -> None:  # type: i
 
         await _cli(root, "invalidate", rid)
         await _within(pilot, lambda: "⊘ invalidated" in _trail_text(app))
-        await _within(pilot, lambda: "⚠ retired" in _screen_text(app))
+        # The card says what the legend says: ⊘ invalidated, never "⚠ retired".
+        await _within(pilot, lambda: "· ⊘ invalidated" in _screen_text(app))
+        assert "⚠ retired" not in _screen_text(app)
         trail = _trail_text(app)
         assert "invalidate by" in trail and "never challenged" not in trail
         assert left.scroll_y == 3  # re-rendered in place
@@ -122,7 +123,7 @@ async def test_reflection_view_follows_another_process(demo) -> None:  # type: i
         await _within(pilot, lambda: "reinstate by other" in _trail_text(app))
         await settle(pilot)
         assert _trail_text(app).split(" origin ")[0].endswith("● live")
-        assert "· live" in _screen_text(app) and "⚠ retired" not in _screen_text(app)
+        assert "· ● live" in _screen_text(app) and "⚠ retired" not in _screen_text(app)
         assert app.screen is screen and left.scroll_y == 3
 
 
@@ -149,24 +150,25 @@ async def test_member_rows_follow_another_process(demo) -> None:  # type: ignore
         await pilot.press("enter")  # into the members table
         await pilot.press("j", "j")
         await settle(pilot)
-        table = screen.query_one("#members", DataTable)
+        members = screen.member_list
+        table = members.table
         assert screen.focused is table and table.cursor_row == 2
-        rid = screen.members[2].id
+        rid = members.members[2].id
 
         def cell() -> str:
             return table.get_cell(rid, "title").plain
 
-        assert screen.members[2].state == "live" and not cell().startswith(("⊘", "⚠"))
+        assert members.members[2].state == "live" and not cell().startswith(("⊘", "⚠"))
 
         await _cli(root, "invalidate", rid)
         await _within(pilot, lambda: "⊘ invalidated" in _screen_text(app))
         assert cell().startswith("⊘ invalidated ")
-        assert screen.members[2].state == "invalidated"
+        assert members.members[2].state == "invalidated"
         assert table.cursor_row == 2 and screen.focused is table  # the cursor stays
 
         await _api(root, "reinstate", rid)
         await _within(pilot, lambda: not cell().startswith("⊘"))
-        assert "⊘ invalidated" not in _screen_text(app) and screen.members[2].state == "live"
+        assert "⊘ invalidated" not in _screen_text(app) and members.members[2].state == "live"
         assert table.cursor_row == 2
 
 
@@ -178,18 +180,21 @@ async def test_fading_list_follows_another_process(demo) -> None:  # type: ignor
         await pilot.press("f")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, CommunitiesScreen) and screen.fading and screen.fading.rows
-        table = screen.query_one("#fading", DataTable)
+        assert isinstance(screen, CommunitiesScreen)
+        pane = screen.fading_pane
+        assert pane.fading and pane.fading.rows
+        table = pane.table
         await pilot.press("j")
         await settle(pilot)
-        rid = screen.fading.rows[1].id
+        rid = pane.fading.rows[1].id
         await _api(root, "challenge", rid)
         await _within(pilot, lambda: "⚠ challenged" in _screen_text(app))
         assert table.get_cell(rid, "title").plain.startswith("⚠ challenged ")
         assert table.cursor_row == 1
         await _cli(root, "reinstate", rid)
         await _within(pilot, lambda: "⚠ challenged" not in _screen_text(app))
-        assert screen.fading.rows[1].state == "live" and table.cursor_row == 1
+        assert pane.fading is not None and pane.fading.rows[1].state == "live"
+        assert table.cursor_row == 1
 
 
 async def test_planning_a_consolidation_writes_nothing(demo) -> None:  # type: ignore[no-untyped-def]

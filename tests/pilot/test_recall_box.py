@@ -21,11 +21,11 @@ from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.recall import RecallScreen
-from brainview.tui.screens.reflection import ReflectionScreen
+from brainview.tui.recall import RecallScreen
+from brainview.tui.recall.box import RecallBox
+from brainview.tui.recall.render import NOT_LOGGED
+from brainview.tui.reflection import ReflectionScreen
 from brainview.tui.widgets.proposal_view import RETRIEVED_NOTE, RETRIEVED_TITLE
-from brainview.tui.widgets.recall_box import RecallBox
-from brainview.tui.widgets.recall_view import NOT_LOGGED
 from tests.tui_helpers import settle
 
 
@@ -76,7 +76,7 @@ def _shown(box: RecallBox, widget_id: str) -> str:
 
 
 async def _open_recall(pilot) -> RecallBox:  # type: ignore[no-untyped-def]
-    await pilot.press("l")
+    await pilot.press("w")
     await settle(pilot)
     assert isinstance(pilot.app.screen, RecallScreen)
     return pilot.app.screen.box

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Input
 
 from brainview.demo.generator import DEMO_NOW
 from brainview.store.discovery import discover
@@ -40,13 +41,14 @@ class TestCommunities:
         app = _app(fixed_demo, theme="textual-light")
         assert snap_compare(app, terminal_size=(120, 40), run_before=_settled)
 
-    def test_fading_list(self, snap_compare, fixed_demo) -> None:  # type: ignore[no-untyped-def]
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+    def test_fading_list(self, snap_compare, fixed_demo, size) -> None:  # type: ignore[no-untyped-def]
         async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
             await _settled(pilot)
             await pilot.press("f")
             await _settled(pilot)
 
-        assert snap_compare(_app(fixed_demo), terminal_size=(120, 40), run_before=run_before)
+        assert snap_compare(_app(fixed_demo), terminal_size=size, run_before=run_before)
 
 
 class TestReflectionView:
@@ -58,5 +60,23 @@ class TestReflectionView:
             await _settled(pilot)
             await pilot.press("tab", "enter")
             await _settled(pilot)
+
+        assert snap_compare(_app(fixed_demo), terminal_size=size, run_before=run_before)
+
+
+class TestInvalidateDialog:
+    """Invalidate from the reflection view: reason, blast radius with ⟦titles⟧, count."""
+
+    @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+    def test_invalidate(self, snap_compare, fixed_demo, size) -> None:  # type: ignore[no-untyped-def]
+        async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+            await _settled(pilot)
+            await pilot.press("tab", "enter")
+            await _settled(pilot)
+            await pilot.press("x")
+            await _settled(pilot)
+            for box in pilot.app.screen.query(Input):  # no blinking cursor in a snapshot
+                box.cursor_blink = False
+            await pilot.pause()
 
         assert snap_compare(_app(fixed_demo), terminal_size=size, run_before=run_before)

@@ -40,7 +40,7 @@ async def _still(pilot) -> None:  # type: ignore[no-untyped-def]
 
 async def _for_proposal(pilot) -> None:  # type: ignore[no-untyped-def]
     await settle(pilot)
-    await pilot.press("l")
+    await pilot.press("w")
     await _still(pilot)
 
 
@@ -75,7 +75,7 @@ class TestRecallBox:
 
         async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
             await settle(pilot)
-            await pilot.press("l")
+            await pilot.press("w")
             await settle(pilot)
             await pilot.press(*typed, "enter")
             await _still(pilot)

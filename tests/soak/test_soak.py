@@ -148,7 +148,7 @@ class Console:
 async def test_console_with_curators_sqlite_and_spikuit(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from brainview.tui.app import make_app
     from brainview.tui.clock import frozen
-    from brainview.tui.screens.reflection import ReflectionScreen
+    from brainview.tui.reflection import ReflectionScreen
 
     root, info = demo
     stop = tmp_path / "stop"

@@ -52,7 +52,8 @@ def test_a_fresh_process_reads_the_file_and_the_reflection_view_uses_it(demo, ca
         community_cache.forget()
         rid = info.reflection_ids[0]
         detail = reflection_detail(p, rid, DEMO_NOW, threshold=0.7)
-    assert detail.community == int(part.membership[part.ids.index(rid)])
+    number = int(part.membership[part.ids.index(rid)])
+    assert detail.community is not None and detail.community.number == number + 1
 
 
 @pytest.mark.parametrize(

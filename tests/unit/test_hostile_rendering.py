@@ -40,7 +40,7 @@ from brainview.services.project import Project
 from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
-from brainview.tui.screens.invalidate import InvalidateScreen
+from brainview.tui.lifecycle import InvalidateScreen
 from brainview.tui.screens.triage import TriageScreen
 from brainview.tui.widgets.audit_view import AuditView
 from tests.tui_helpers import settle
@@ -340,14 +340,14 @@ def test_recall_box_renders_hostile_lessons_and_typing_inert(make_demo: Any) -> 
     """Recall for the hostile proposal: hostile lessons rank and show literally; hostile
     words typed in the box too (the hits, the box and the status line)."""
     from brainview.store.recall_handle import close_all
-    from brainview.tui.screens.recall import RecallScreen
+    from brainview.tui.recall import RecallScreen
 
     root, info = make_demo(SMALL, "recall-hostile")
     inject(root, info, ["".join(PAYLOADS)] * 6)
 
     async def scenario(pilot: Any, app: BrainviewApp) -> None:
         assert app.screen.current_id == "prop-hostile"
-        await pilot.press("l")
+        await pilot.press("w")
         await settle(pilot)
         assert isinstance(app.screen, RecallScreen)
         box = app.screen.box

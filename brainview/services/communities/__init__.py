@@ -17,8 +17,9 @@ from datetime import datetime
 
 import numpy as np
 
-from brainview.core import clustering, fsrs_math
+from brainview.core import fsrs_math
 from brainview.services import lifecycle
+from brainview.services.communities import labels
 from brainview.services.communities.cache import (
     current_fingerprint,
     ensure_partition,
@@ -32,14 +33,13 @@ from brainview.services.communities.data import (
     CommunityData,
     load_data,
 )
+from brainview.services.communities.labels import Placement, placement, shown_number
 from brainview.services.project import Project
-from brainview.store import bv_schema_communities as reads
 
 __all__ = [
     "NOT_CLUSTERED",
     "SINGLETONS",
-    "DF_SAMPLE",
-    "LABEL_SAMPLE",
+    "Placement",
     "MAX_ROWS",
     "SORTS",
     "ClusterCurves",
@@ -53,6 +53,8 @@ __all__ = [
     "load_data",
     "load_partition",
     "member_rows",
+    "placement",
+    "shown_number",
     "store_partition",
 ]
 
@@ -60,10 +62,6 @@ __all__ = [
 
 SORTS = ("size", "fading", "misses")
 MAX_ROWS = 300
-LABEL_SAMPLE = 30
-"""Members (first by id) whose text feeds a community's label."""
-DF_SAMPLE = 5_000
-"""Reflections (a rowid stride) that stand for the whole brain's term frequencies."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +80,7 @@ class CommunityRow:
     miss: int
     policies: list[str]
     label: str
+    """The first line of its most central reflection, references folded to ``⟦…⟧``."""
     spikuit: tuple[int, float] | None
     """Spikuit's most common ``community_id`` among members and its share."""
 
@@ -147,20 +146,8 @@ def _spikuit(ids: np.ndarray) -> tuple[int, float] | None:
 
 
 def _labels(project: Project, data: CommunityData, groups: dict[int, np.ndarray]) -> dict[int, str]:
-    """Most distinctive terms of each community against a sample of the whole brain."""
-    agent = project.require_agent()
-    chars = clustering.LABEL_CHARS
-    with agent.read() as conn:
-        stride = max(1, len(data.ids) // DF_SAMPLE)
-        sample = reads.sampled_heads(conn, agent.era, stride=stride, chars=chars)
-        df, n_docs = clustering.document_frequency(clustering.terms(h) for h in sample)
-        wanted = {n: [data.ids[k] for k in idx[:LABEL_SAMPLE]] for n, idx in groups.items()}
-        texts = reads.heads(conn, [rid for ids in wanted.values() for rid in ids], chars=chars)
-    out = {}
-    for n, ids in wanted.items():
-        docs = [clustering.terms(texts.get(rid, "")) for rid in ids]
-        out[n] = " · ".join(clustering.distinctive_terms(docs, df, n_docs))
-    return out
+    """Each community's label: its most central member's first line (references folded)."""
+    return labels.labels(project, {n: [data.ids[k] for k in idx] for n, idx in groups.items()})
 
 
 @dataclass(frozen=True)

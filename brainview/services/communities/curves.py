@@ -15,21 +15,24 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.refs import UserRef, name_refs, parse_refs
 from brainview.core.safe_text import first_line
 from brainview.errors import InvalidInputError, NotFoundError
 from brainview.services import lifecycle, text_guard
-from brainview.services.communities import cache as community_cache
+from brainview.services.communities.labels import Placement, placement
 from brainview.services.intake.refs import resolve
 from brainview.services.project import Project
 from brainview.store import bv_schema_communities as bvc
+from brainview.store import community_reads as reads
 from brainview.store.cards import CardInfo, card_of, tutor_cards
 from brainview.store.era import Era
 from brainview.store.readmodel import NeuronRow, neuron, neurons_by_ids, spikes_of
 
+RETIRED_REF = lifecycle.MARK[lifecycle.RETIRED]
+"""A retired user neuron inside ``⟦…⟧``: the lifecycle legend's glyph (``⊘ retired``)."""
 FORECAST_DAYS = 90
 FADING_LIMIT = 500
 FEW = 50
@@ -57,25 +60,15 @@ def reflection_cards(conn: Connection, era: Era, ids: list[str]) -> tuple[np.nda
             stab[k], last[k] = s, lr.timestamp()
 
     if era.card_source == "fsrs_state":
-        # json_extract in SQL is ~2x faster than json.loads per row; same tolerance rules.
-        sql = (
-            "SELECT f.neuron_id, json_extract(f.card_json, '$.stability'), "
-            "json_extract(f.card_json, '$.last_review'), json_extract(f.card_json, '$.state') "
-            "FROM fsrs_state f JOIN neuron n ON n.id = f.neuron_id "
-            f"WHERE n.type = 'reflection' AND {era.live('n')} AND json_valid(f.card_json)"
-        )
-        raw = conn.connection.driver_connection
-        for rid, s, lr, state in raw.execute(sql):  # type: ignore[union-attr]
+        for rid, s, lr, state in reads.fsrs_cards(conn, era):
             if s and lr and state != 0:
-                put(rid, float(s), fsrs_math.parse_ts(lr))
+                put(rid, float(s), fsrs_math.parse_ts(str(lr)))
     elif era.card_source == "tutor" and era.tutor_db is not None:
         for rid, card_json in tutor_cards(era.tutor_db):
             put(rid, *fsrs_math.card_stability_lastreview(card_json))
     else:
         spikes: dict[str, list[tuple[int, str]]] = {}
-        for rid, grade, fired_at in conn.execute(
-            text("SELECT neuron_id, grade, fired_at FROM spike ORDER BY neuron_id, fired_at, id")
-        ):
+        for rid, grade, fired_at in reads.all_spikes(conn):
             if rid in pos:
                 spikes.setdefault(rid, []).append((int(grade), fired_at))
         for rid, events in spikes.items():
@@ -164,12 +157,7 @@ def fading(
     """Live reflections whose R crosses ``threshold`` within ``days``, soonest first."""
     agent = project.require_agent()
     with agent.read() as conn:
-        rows = conn.execute(
-            text(
-                "SELECT n.id, n.domain FROM neuron n WHERE n.type = 'reflection' AND "
-                f"{agent.era.live('n')} ORDER BY n.id"
-            )
-        ).all()
+        rows = reads.live_reflection_skills(conn, agent.era)
         ids = [r[0] for r in rows]
         stab, last = reflection_cards(conn, agent.era, ids)
         cross = crossing_days(stab, last, now, threshold)
@@ -204,25 +192,17 @@ def fading(
 
 def titles(project: Project, conn: Connection, ids: list[str]) -> dict[str, str]:
     """First lines of some reflections, each ``[user:…]`` replaced by the user neuron's
-    title: ``⟦title⟧``, ``⟦title ⚠ retired⟧`` or ``⟦id ✗ dangling⟧`` (plain text).
+    title: ``⟦title⟧``, ``⟦title ⊘ retired⟧`` or ``⟦id ✗ dangling⟧`` (plain text).
 
     Content is cut in SQL, so huge texts stay cheap.
     """
-    heads: dict[str, str] = {}
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join(f":p{i}" for i in range(len(chunk)))
-        for rid, head in conn.execute(
-            text(f"SELECT id, substr(content, 1, 400) FROM neuron WHERE id IN ({marks})"),
-            {f"p{i}": v for i, v in enumerate(chunk)},
-        ):
-            heads[rid] = first_line(head, 400)
+    heads = {rid: first_line(head, 400) for rid, head in reads.heads(conn, ids, 400).items()}
     wanted = sorted({ref for head in heads.values() for ref in parse_refs(head)})
     with project.user.read() as uconn:
         users = neurons_by_ids(uconn, project.user.era, wanted) if wanted else {}
 
     known = {u.id: (first_line(u.content, 40) or u.id, u.live) for u in users.values()}
-    return {rid: name_refs(head, known) for rid, head in heads.items()}
+    return {rid: name_refs(head, known, retired=RETIRED_REF) for rid, head in heads.items()}
 
 
 def decide_fading(
@@ -240,11 +220,7 @@ def decide_fading(
     text_guard.name("decider", decider)
     agent = project.require_agent()
     with agent.write() as conn:
-        row = conn.execute(
-            text(f"SELECT type FROM neuron n WHERE n.id = :id AND {agent.era.live('n')}"),
-            {"id": reflection_id},
-        ).first()
-        if row is None or row[0] != "reflection":
+        if reads.live_type(conn, agent.era, reflection_id) != "reflection":
             raise NotFoundError(f"no live reflection {reflection_id}")
         stab, last = reflection_cards(conn, agent.era, [reflection_id])
         known = bool(np.isfinite(stab[0]))
@@ -285,9 +261,12 @@ class ReflectionDetail:
     threshold: float
     crossing: float | None
     """Days from now until R falls to the threshold (0 = already below)."""
-    community: int | None
-    """Its community in the cached partition (memory or the user's cache dir), if any."""
+    community: Placement | None
+    """Its community in the cached partition (memory or the user's cache dir), numbered
+    as the communities list numbers it (``None``: not clustered yet)."""
     decision: bvc.FadingDecision | None
+    status: lifecycle.Status | None = None
+    """Its lifecycle state (live, challenged, invalidated, retired)."""
 
 
 def reflection_detail(
@@ -302,6 +281,7 @@ def reflection_detail(
         card = card_of(conn, agent.era, reflection_id)
         spikes = [(s.grade, s.fired_at) for s in spikes_of(conn, reflection_id)]
         decision = bvc.standing_fading(conn, [reflection_id]).get(reflection_id)
+        status = lifecycle.statuses(conn, agent.era, [reflection_id]).get(reflection_id)
     refs = resolve(project, row.content)
     has_curve = card is not None and card.stability and card.last_review is not None
     if has_curve:
@@ -319,6 +299,7 @@ def reflection_detail(
         forecast=curve,
         threshold=threshold,
         crossing=cross,
-        community=community_cache.community_of(agent.path, reflection_id),
+        community=placement(project, reflection_id),
         decision=decision,
+        status=status,
     )

@@ -14,7 +14,7 @@ from datetime import datetime
 
 import numpy as np
 
-from brainview.core import fsrs_math
+from brainview.core import community_label, fsrs_math
 from brainview.core.clustering import Partition
 from brainview.services.communities.curves import reflection_cards
 from brainview.services.project import Project
@@ -22,7 +22,7 @@ from brainview.store import bv_schema_communities as reads
 
 NOT_CLUSTERED = -2
 """Community of a reflection that appeared after the cached partition was computed."""
-SINGLETONS = -1
+SINGLETONS = community_label.SINGLETONS
 """The pseudo-community gathering every isolated reflection."""
 
 

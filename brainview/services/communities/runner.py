@@ -27,6 +27,7 @@ from sqlalchemy import Connection
 from brainview.core import clustering
 from brainview.core.clustering import Partition
 from brainview.errors import BrainviewError
+from brainview.store import community_reads as reads
 from brainview.store.brain import Brain, open_brain
 from brainview.store.era import Era
 
@@ -42,8 +43,7 @@ class ClusteringCancelled(BrainviewError):
     kind = "cancelled"
 
 
-SUMMARY_TYPES = ("policy", "community_summary")
-"""Neurons whose ``summarizes`` links attach them to a community instead of clustering."""
+SUMMARY_TYPES = reads.SUMMARY_TYPES
 
 
 @dataclass(frozen=True)
@@ -59,23 +59,13 @@ class GraphInput:
 
 def live_reflection_count(conn: Connection, era: Era) -> int:
     """Live reflections (the graph's nodes)."""
-    sql = f"SELECT COUNT(*) FROM neuron n WHERE n.type = 'reflection' AND {era.live('n')}"
-    return int(conn.exec_driver_sql(sql).scalar_one())
+    return reads.live_reflection_count(conn, era)
 
 
 def graph_fingerprint(conn: Connection, era: Era) -> str:
     """A cheap digest of everything the partition depends on (aggregates, no full scan
     into Python): live reflections/policies and live synapse rows with their weights."""
-    neurons = conn.exec_driver_sql(
-        "SELECT COUNT(*), TOTAL(rowid), MAX(rowid), SUM(type = 'policy') FROM neuron n "
-        f"WHERE n.type IN ('reflection', 'policy', 'community_summary') AND {era.live('n')}"
-    ).one()
-    synapses = conn.exec_driver_sql(
-        "SELECT COUNT(*), TOTAL(rowid), MAX(rowid), TOTAL(weight), "
-        "TOTAL(weight * (rowid % 1009)), SUM(type = 'summarizes'), "
-        "TOTAL(CASE WHEN type IN ('relates_to', 'contrasts') THEN rowid ELSE 0 END) "
-        f"FROM synapse s WHERE {era.live_synapse('s')}"
-    ).one()
+    neurons, synapses = reads.graph_aggregates(conn, era)
     parts = [clustering.ALGORITHM, clustering.SEED, clustering.RESOLUTION, *neurons, *synapses]
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
 
@@ -83,32 +73,17 @@ def graph_fingerprint(conn: Connection, era: Era) -> str:
 def read_graph(conn: Connection, era: Era) -> GraphInput:
     """Live reflections (sorted ids) and every live synapse row as index arrays.
 
-    Bulk reads go through the raw driver straight into arrays. A bidirectional row
-    counts half, so the folded pair weight is the relation's mean strength.
+    A bidirectional row counts half, so the folded pair weight is the relation's mean
+    strength.
     """
-    raw = conn.connection.driver_connection
-    live_n, live_s = era.live("n"), era.live_synapse("s")
-    ids = [
-        r[0]
-        for r in raw.execute(  # type: ignore[union-attr]
-            f"SELECT id FROM neuron n WHERE n.type = 'reflection' AND {live_n} ORDER BY id"
-        )
-    ]
+    ids = reads.live_reflection_ids(conn, era)
     index = dict(zip(ids, range(len(ids)), strict=True)).get
-    rows = raw.execute(  # type: ignore[union-attr]
-        "SELECT pre, post, CASE WHEN type IN ('relates_to', 'contrasts') THEN weight * 0.5 "
-        f"ELSE weight END FROM synapse s WHERE {live_s} AND s.type != 'summarizes'"
-    ).fetchall()
+    rows = reads.synapse_rows(conn, era)
     pre = np.fromiter((index(r[0], -1) for r in rows), dtype=np.int64, count=len(rows))
     post = np.fromiter((index(r[1], -1) for r in rows), dtype=np.int64, count=len(rows))
     weight = np.fromiter((r[2] or 0.0 for r in rows), dtype=np.float64, count=len(rows))
-    kinds = ", ".join(f"'{t}'" for t in SUMMARY_TYPES)
     members: dict[str, list[int]] = {}
-    for pid, post_id in raw.execute(  # type: ignore[union-attr]
-        f"SELECT s.pre, s.post FROM synapse s JOIN neuron n ON n.id = s.pre "
-        f"WHERE s.type = 'summarizes' AND {live_s} AND n.type IN ({kinds}) AND {live_n} "
-        "ORDER BY s.pre, s.post"
-    ):
+    for pid, post_id in reads.summaries(conn, era):
         i = index(post_id, -1)
         if i >= 0:
             members.setdefault(pid, []).append(i)

@@ -86,7 +86,7 @@ BINDINGS: list[BindingType] = [
         show=False,
     ),
     Binding(
-        "l",
+        "w",
         "recall",
         "Recall",
         id="triage.recall",

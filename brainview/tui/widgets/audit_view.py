@@ -10,10 +10,11 @@ through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -22,6 +23,10 @@ from brainview.core.outcomes import result_word
 from brainview.core.safe_text import one_line, safe_text
 from brainview.services.audit import AuditTrail
 from brainview.tui.widgets.suspicion import state_line, state_mark
+from brainview.tui.workers import WorkFailed, run_service
+
+if TYPE_CHECKING:
+    from brainview.services.session import Session
 
 MAX_ROWS = 40
 GRADE_MARK = {1: "✗ miss", 2: "~ weak", 3: "✓ fire", 4: "✓✓ strong"}
@@ -205,8 +210,8 @@ class AuditView(Static):
         reflection_id: str
         text: str
 
-    def __init__(self, *, show_content: bool = False, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, show_content: bool = False, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
         self.show_content = show_content
 
     def watch_reflection_id(self, rid: str | None) -> None:
@@ -219,17 +224,25 @@ class AuditView(Static):
         if self.reflection_id:
             self._load(self.reflection_id)
 
-    @work(thread=True, exclusive=True, group="audit-view")
     def _load(self, rid: str) -> None:
-        from brainview.services.audit import trail
-        from brainview.services.review.flags import lifecycle_mark
+        def read(session: Session) -> tuple[AuditTrail, int]:
+            from brainview.services.audit import trail
+            from brainview.services.review.flags import lifecycle_mark
 
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
+            with session.project() as project:
                 mark = lifecycle_mark(project)
-                self.post_message(self.Loaded(trail(project, rid, undone_limit=MAX_ROWS), mark))
-        except Exception as err:  # noqa: BLE001 - shown in the widget
-            self.post_message(self.Failed(rid, one_line(str(err), 200)))
+                return trail(project, rid, undone_limit=MAX_ROWS), mark
+
+        def done(result: tuple[AuditTrail, int]) -> None:
+            self.post_message(self.Loaded(*result))
+
+        run_service(self, read, group="audit-view", done=done, ids=(rid,))
+
+    @on(WorkFailed)
+    def _work_failed(self, message: WorkFailed) -> None:
+        message.stop()  # shown in the widget
+        if message.group == "audit-view" and message.ids:
+            self.post_message(self.Failed(message.ids[0], message.text))
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

@@ -7,6 +7,7 @@ threshold and crossing day are named in the title.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,20 @@ def _when(days: float | None, threshold: float, horizon: int) -> str:
         return f"stays ≥ {threshold:.2f} for {horizon} d"
     if days <= 0:
         return f"already < {threshold:.2f}"
-    return f"< {threshold:.2f} in {days:.1f} d"
+    return f"< {threshold:.2f} on day {crossing_day(days)}"
+
+
+def crossing_day(days: float) -> int:
+    """The day (from now, 1 = tomorrow) on which R falls below the threshold."""
+    return max(1, math.ceil(days))
+
+
+def forecast_range(values: np.ndarray, threshold: float) -> tuple[float, float]:
+    """The R axis of a forecast: from a tenth below the lowest of the curve and the
+    threshold up to 1, so the threshold and its crossing spread over the plot's rows
+    instead of sitting in the top few of a 0–1 axis."""
+    low = min(float(np.nanmin(values)) if values.size else threshold, threshold)
+    return max(0.0, math.floor((low - 0.05) * 10) / 10), 1.0
 
 
 def fitting(width: int, *titles: str) -> str:
@@ -69,7 +83,14 @@ class DistributionPlot(ThrottledPlot):
 
 
 class ForecastPlot(ThrottledPlot):
-    """Retrievability over the coming days, the pruning threshold and the crossing day."""
+    """Retrievability over the coming days, the pruning threshold and the crossing day.
+
+    The R axis spans from just below the lower of the curve and the threshold up to 1
+    (:func:`forecast_range`), so the crossing is visible on a short plot; the crossing
+    day is printed on the plot and in its title."""
+
+    y_range: tuple[float, float] = (0.0, 1.0)
+    """The R axis of the last forecast drawn."""
 
     def set_forecast(
         self,
@@ -89,14 +110,16 @@ class ForecastPlot(ThrottledPlot):
                 plt.title("forecast: never reviewed, nothing to forecast")
                 return
             days = values.size - 1
+            low, high = self.y_range = forecast_range(values, threshold)
             x, y = downsample(np.arange(values.size), values, self.max_points)
             plt.plot(x.tolist(), y.tolist(), marker="braille")
             plt.hline(threshold, color=THRESHOLD_COLOR)
             if crossing is not None and 0 < crossing < days:
                 plt.vline(crossing, color=CROSSING_COLOR)
-            plt.ylim(0.0, 1.0)
+                plt.text(f"▼ day {crossing_day(crossing)}", crossing, high, color=CROSSING_COLOR)
+            plt.ylim(low, high)
             plt.xlim(0, days)
-            ticks = sorted({0.0, 0.5, 1.0, round(threshold, 2)})
+            ticks = sorted({low, round((low + high) / 2, 1), high, round(threshold, 2)})
             plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
             when = _when(crossing, threshold, days)
             plt.title(fitting(self.size.width, f"{what} forecast · {when}", f"{what} {when}"))

@@ -1,4 +1,4 @@
-"""Table cells for the communities screen (clusters, members, fading list).
+"""Table cells and titles for the communities screen (clusters, members, fading list).
 
 Every string from the brain goes through :mod:`brainview.core.safe_text` into ``Text``
 objects (``DataTable`` parses plain strings as markup). Meaning never by colour alone:
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from brainview.core.community_label import SINGLETONS, shown_number
 from brainview.core.safe_text import one_line
 from brainview.tui.widgets.suspicion import state_mark
 
@@ -19,19 +20,20 @@ if TYPE_CHECKING:
     from brainview.services.communities import CommunityData, CommunityRow, MemberRow
     from brainview.services.communities.curves import FadingList, FadingRow
 
-SKILL_SHORT = {"curator": "c", "tutor": "t", "qabot": "q", "learn": "l"}
+ABOUT = "A community is a family of similar lessons that fire together."
+"""The one line that says what a community is."""
 DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}
 CLUSTER_COLUMNS = (
     ("#", "number", 3),
-    ("label", "label", 0),
+    ("typical lesson", "label", 0),
     ("size", "size", 5),
-    ("skills", "skills", 10),
+    ("skills", "skills", -1),
     ("R̄ now", "r", 5),
     ("low", "below", 3),
     ("✓/✗", "grades", 7),
     ("policy", "policy", 6),
 )
-"""(label, key, width; 0 = takes what is left)."""
+"""(label, key, width; 0 = takes what is left, −1 = a third of it, 17 to 30)."""
 SPIKUIT_COLUMN = ("spkt", "spikuit", 8)
 """Spikuit's own community, only where the brain has one."""
 MEMBER_COLUMNS = (
@@ -60,17 +62,29 @@ def cluster_columns(with_spikuit: bool) -> Columns:
 
 
 def fit_widths(columns: Columns, width: int) -> list[int]:
-    """Column widths for a table ``width`` cells wide (the flexible column gets the rest)."""
-    fixed = sum(w for _l, _k, w in columns)
+    """Column widths for a table ``width`` cells wide (the flexible column gets the rest;
+    a shared one, ``−1``, a third of it)."""
+    fixed = sum(w for _l, _k, w in columns if w > 0)
     # Each column has one cell of padding on both sides; keep room for a scrollbar.
-    flexible = max(8, width - fixed - 2 * len(columns) - 2)
-    return [w or flexible for _l, _k, w in columns]
+    rest = max(8, width - fixed - 2 * len(columns) - 2)
+    shared = min(30, max(17, rest // 3)) if any(w < 0 for _l, _k, w in columns) else 0
+    flexible = max(8, rest - shared)
+    return [flexible if w == 0 else shared if w < 0 else w for _l, _k, w in columns]
 
 
-def skills_text(skills: dict[str, int]) -> Text:
-    """``c8 t2 q3``: members per skill, biggest first."""
-    parts = sorted(skills.items(), key=lambda kv: (-kv[1], kv[0]))
-    return Text(" ".join(f"{SKILL_SHORT.get(s, one_line(s, 6) or '∅')}{n}" for s, n in parts))
+def skills_text(skills: dict[str, int], width: int = 30) -> Text:
+    """``curator 8, qabot 3, tutor 2``: members per skill, biggest first, as many as
+    fit in ``width`` cells, then ``+N more`` (skills)."""
+    parts = [
+        f"{one_line(s, 12) or '∅'} {n}"
+        for s, n in sorted(skills.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+    for shown in range(len(parts), 0, -1):
+        more = f" +{len(parts) - shown} more" if shown < len(parts) else ""
+        line = ", ".join(parts[:shown]) + more
+        if len(line) <= width:
+            return Text(line)
+    return Text(parts[0] + (f" +{len(parts) - 1}" if len(parts) > 1 else "") if parts else "—")
 
 
 def _r(value: float | None) -> Text:
@@ -81,16 +95,24 @@ def _grades(strong: int, miss: int) -> Text:
     return Text(f"✓{strong} ✗{miss}" if strong or miss else "—")
 
 
-def cluster_cells(row: CommunityRow, *, with_spikuit: bool = False) -> tuple[Text, ...]:
+def shown(number: int) -> str:
+    """The community number a person sees (``·`` for the isolated reflections)."""
+    n = shown_number(number)
+    return "·" if n is None else str(n)
+
+
+def cluster_cells(
+    row: CommunityRow, *, with_spikuit: bool = False, skills_width: int = 30
+) -> tuple[Text, ...]:
     """One line of the communities list."""
-    number = "·" if row.number < 0 else str(row.number)
+    number = shown(row.number)
     policy = f"◆ {len(row.policies)}" if row.policies else ""
     spikuit = "—" if row.spikuit is None else f"#{row.spikuit[0]} {row.spikuit[1]:.0%}"
     cells = (
         Text(number, justify="right"),
         Text(one_line(row.label, 60) or "—", style="italic" if row.number < 0 else ""),
         Text(f"{row.size:,}", justify="right"),
-        skills_text(row.skills),
+        skills_text(row.skills, skills_width),
         _r(row.mean_r),
         Text(f"{row.below}" if row.below else "", justify="right"),
         _grades(row.strong, row.miss),
@@ -130,21 +152,27 @@ def fading_cells(row: FadingRow) -> tuple[Text, ...]:
     )
 
 
-def clusters_title(data: CommunityData, shown: int, total: int, sort_name: str) -> Text:
-    """``first 300 of 1,234 communities of 100,005 reflections · by size · modularity …``."""
-    first = f"first {shown} of " if shown < total else ""
+def clusters_title(
+    data: CommunityData, rows: list[CommunityRow], total: int, sort_name: str
+) -> Text:
+    """``12 communities (+5 isolated) of 155 reflections · by size · modularity …``: the
+    count is of numbered communities, so the last number shown is the count."""
+    isolated = next((r.size for r in rows if r.number == SINGLETONS), 0)
+    groups = total - (1 if isolated else 0)
+    first = f"first {len(rows)} of " if len(rows) < total else ""
+    alone = f" (+{isolated:,} isolated)" if isolated else ""
     state = "" if data.fresh else " · ⚠ stale: graph changed since"
     return Text(
-        f"{first}{total:,} communities of {len(data.ids):,} reflections · by {sort_name} · "
-        f"modularity {data.partition.modularity:.2f}{state}"
+        f"{first}{groups:,} communities{alone} of {len(data.ids):,} reflections · "
+        f"by {sort_name} · modularity {data.partition.modularity:.2f}{state}"
     )
 
 
-def members_title(number: int, row: CommunityRow | None, shown: int, total: int) -> Text:
+def members_title(number: int, row: CommunityRow | None, count: int, total: int) -> Text:
     """Which community, its label, how many members (and which are shown), its policies."""
-    name = "isolated reflections" if number < 0 else f"#{number}"
+    name = "isolated reflections" if number < 0 else f"#{shown(number)}"
     label = f" · {one_line(row.label, 40)}" if row and number >= 0 else ""
-    more = f" (weakest {shown})" if shown < total else ""
+    more = f" (weakest {count})" if count < total else ""
     policy = ""
     if row and row.policies:
         policy = " · policy " + ", ".join(one_line(p, 24) for p in row.policies)

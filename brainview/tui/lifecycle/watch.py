@@ -11,12 +11,17 @@ mark stands still.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from textual import on, work
+from textual import on
 from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
+
+from brainview.tui.workers import WorkFailed, run_service
+
+if TYPE_CHECKING:
+    from brainview.services.session import Session
 
 
 class LifecycleWatch(Widget):
@@ -37,8 +42,8 @@ class LifecycleWatch(Widget):
     seen: var[int | None] = var(None)
     """The mark the screen's lifecycle states correspond to (``None`` before any read)."""
 
-    def __init__(self, **kwargs: str | None) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+        super().__init__(id=id)
         self._read: dict[str, int] = {}
         """Part of the screen → the mark its last read started at."""
 
@@ -54,12 +59,6 @@ class LifecycleWatch(Widget):
             """The watch that noticed it."""
             return self.watch
 
-    @dataclass
-    class Polled(Message, bubble=False):
-        """One poll's reading (handled by the watch itself)."""
-
-        mark: int
-
     def on_mount(self) -> None:
         self.set_interval(self.POLL_SECONDS, self.check)
         self._poll()  # the baseline, before the screen's first read lands
@@ -74,21 +73,23 @@ class LifecycleWatch(Widget):
         self._read[part] = mark
         self.seen = min(self._read.values())
 
-    @work(thread=True, exclusive=True, group="lifecycle-watch")
     def _poll(self) -> None:
-        from brainview.services.review.flags import lifecycle_mark
+        run_service(self, _mark, group="lifecycle-watch", done=self._polled)
 
-        try:
-            with self.app.open_project() as project:  # type: ignore[attr-defined]
-                mark = lifecycle_mark(project)
-        except Exception:  # noqa: BLE001 - transient (locked, replaced); next tick
-            return
-        self.post_message(self.Polled(mark))
+    @on(WorkFailed)
+    def _poll_failed(self, message: WorkFailed) -> None:
+        message.stop()  # transient (locked, replaced): the next tick asks again
 
-    @on(Polled)
-    def _polled(self, message: Polled) -> None:
+    def _polled(self, mark: int) -> None:
         if self.seen is None:
-            self.seen = message.mark
-        elif message.mark != self.seen:
-            self.seen = message.mark
-            self.post_message(self.Moved(self, message.mark))
+            self.seen = mark
+        elif mark != self.seen:
+            self.seen = mark
+            self.post_message(self.Moved(self, mark))
+
+
+def _mark(session: Session) -> int:
+    from brainview.services.review.flags import lifecycle_mark
+
+    with session.project() as project:
+        return lifecycle_mark(project)

@@ -3,7 +3,8 @@ references table and the FSRS card.
 
 The text is data: it is split on reference tokens and every piece goes through
 :func:`brainview.core.safe_text.safe_text` into ``Text`` (never markup). Marks do not
-rely on colour: ✓ live, ⚠ retired, ✗ dangling.
+rely on colour, and they are the legend's: ✓ live, ⊘ retired, ✗ dangling for the user
+neurons it cites; ⚠ challenged, ⊘ invalidated, ⊘ retired for the reflection itself.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from rich.text import Text
 from brainview.core.fsrs_math import parse_ts
 from brainview.core.refs import USER_REF, UserRef
 from brainview.core.safe_text import ELLIPSIS, one_line, safe_text, truncate
+from brainview.services.lifecycle import LIVE, MARK, RETIRED
 
 if TYPE_CHECKING:
     from brainview.services.communities.curves import ReflectionDetail
 
 TEXT_LIMIT = 4_000
 """Characters shown before the rest is folded away (``m`` shows all)."""
-REF_MARK = {"live": "✓", "retired": "⚠ retired", "dangling": "✗ dangling"}
+REF_MARK = {"live": "✓", "retired": MARK[RETIRED], "dangling": "✗ dangling"}
 STATE_NAMES = {0: "New", 1: "Learning", 2: "Review", 3: "Relearning"}
 DECISION_TEXT = {"rescue": "⛨ kept: schedule no pruning", "let_go": "↓ let go: may be pruned"}
 
@@ -35,7 +37,7 @@ def _ref_inline(ref: UserRef | None, neuron_id: str) -> Text:
         return Text(f"⟦{one_line(neuron_id, 40)} ✗ dangling⟧", style="bold strike")
     title = one_line(ref.title, 50) or one_line(neuron_id, 40)
     if ref.status == "retired":
-        return Text(f"⟦{title} ⚠ retired⟧", style="bold italic")
+        return Text(f"⟦{title} {MARK[RETIRED]}⟧", style="bold italic")
     return Text(f"⟦{title}⟧", style="bold underline")
 
 
@@ -96,8 +98,7 @@ def render_card(d: ReflectionDetail, now: datetime) -> RenderableType:
     grid.add_column()
     grid.add_row("id", Text(one_line(n.id, 60)))
     grid.add_row("skill", Text(one_line(n.domain, 30) or "∅"))
-    state = "live" if n.live else f"⚠ retired {_stamp(n.retired_at)}"
-    grid.add_row("status", Text(f"{one_line(n.type, 20)} · {state}"))
+    grid.add_row("status", Text(f"{one_line(n.type, 20)} · {_state(d)}"))
     grid.add_row("created", Text(_stamp(n.created_at)))
     card = d.card
     if card is None or card.stability is None:
@@ -116,9 +117,8 @@ def render_card(d: ReflectionDetail, now: datetime) -> RenderableType:
             )
         grid.add_row("R now", Text(f"{d.r_now:.3f}", style="bold"))
     grid.add_row("pruning", Text(_crossing(d)))
-    community = "not clustered yet" if d.community is None else f"#{d.community} (brainview)"
     spikuit = "" if n.community_id is None else f" · Spikuit community_id {n.community_id}"
-    grid.add_row("community", Text(community + spikuit))
+    grid.add_row("community", Text(community_text(d) + spikuit))
     if d.decision is not None:
         grid.add_row(
             "decision",
@@ -136,3 +136,22 @@ def _crossing(d: ReflectionDetail) -> str:
     if d.crossing <= 0:
         return f"⚠ already below {d.threshold:.2f}"
     return f"falls below {d.threshold:.2f} in {d.crossing:.1f} d"
+
+
+def _state(d: ReflectionDetail) -> str:
+    """``● live``, ``⚠ challenged``, ``⊘ invalidated`` or ``⊘ retired`` (with when)."""
+    state = d.status.state if d.status is not None else (LIVE if d.neuron.live else RETIRED)
+    mark = MARK.get(state, one_line(state, 20))
+    if not d.neuron.live and d.neuron.retired_at:
+        mark += f" {_stamp(d.neuron.retired_at)}"
+    return mark
+
+
+def community_text(d: ReflectionDetail) -> str:
+    """``#3 of 12 · label`` as the communities list numbers it; or isolated / not yet."""
+    c = d.community
+    if c is None:
+        return "not clustered yet"
+    if c.number is None:
+        return f"isolated: in none of the {c.communities} communities"
+    return f"#{c.number} of {c.communities} · {c.size} members · {one_line(c.label, 60)}"

@@ -16,9 +16,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Header, Input
 
+from brainview.tui.access import brainview_app
 from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
-from brainview.tui.widgets.recall_box import RecallBox
+from brainview.tui.recall.box import RecallBox
 
 if TYPE_CHECKING:
     from brainview.services.recall.browse import ProposalDraft
@@ -58,7 +59,7 @@ class RecallScreen(Screen[None]):
         box = self.query_one(RecallBox)
         box.offer = self._offer
         box.draft = self._draft
-        self.query_one("#recall-input", Input).focus()
+        box.query_one(Input).focus()
         if self._draft is not None:
             box.recall()
 
@@ -69,7 +70,7 @@ class RecallScreen(Screen[None]):
 
     @on(RecallBox.Chosen)
     def _open(self, message: RecallBox.Chosen) -> None:
-        self.app.open_reflection(message.reflection_id)  # type: ignore[attr-defined]
+        brainview_app(self).open_reflection(message.reflection_id)
 
     def action_again(self) -> None:
         """Recall again (the agent brain may have changed)."""

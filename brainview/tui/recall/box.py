@@ -1,9 +1,10 @@
 """The recall box: type words and ``n-…`` neurons (or take the proposal under review)
 and see the lessons recall ranks for them, each with why.
 
-The recall runs in a thread worker that only returns its result; the box's one
-``Worker.StateChanged`` handler applies it (or the error, as one line) and posts
-:class:`RecallBox.Ranked` or :class:`RecallBox.Failed`.  Browsing is never logged
+The recall runs through the session (:func:`brainview.tui.workers.run_service`); its
+result lands in ``browsed`` and the box posts :class:`RecallBox.Ranked`, a failure
+lands in ``error`` (one line, shown in the box) and the box posts
+:class:`RecallBox.Failed`.  Browsing is never logged
 (:func:`brainview.services.recall.browse.browse`): the box says so in its border.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -20,19 +21,20 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState, get_current_worker
 
 from brainview.core.safe_text import one_line
-from brainview.tui.widgets.recall_view import (
+from brainview.tui.recall.render import (
     NOT_LOGGED,
     about_text,
     hit_prompt,
     policies_text,
     status_text,
 )
+from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:
     from brainview.services.recall.browse import Browsed, ProposalDraft
+    from brainview.services.session import Session
 
 
 ERROR_CHARS = 300
@@ -118,10 +120,6 @@ class RecallBox(Widget):
         def control(self) -> RecallBox:
             return self.box
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
-        super().__init__(id=id)
-        self._current: Worker[Browsed | None] | None = None
-
     def compose(self) -> ComposeResult:
         yield Static(about_text(None, None), id="recall-about")
         yield Input(placeholder="words and n-… neuron ids · enter recalls", id="recall-input")
@@ -132,46 +130,40 @@ class RecallBox(Widget):
     def on_mount(self) -> None:
         self.border_title = "recall"
         self.border_subtitle = NOT_LOGGED
-        self.query_one("#recall-policies").display = False
+        self.query_one("#recall-policies", Static).display = False
 
     # -- running -----------------------------------------------------------------------
 
     def recall(self) -> None:
         """Recall for what is typed (and the proposal, if used), in a thread."""
-        text = self.query_one("#recall-input", Input).value
+        text = self.query_one(Input).value
         if not text.strip() and self.draft is None:
             self.error = "nothing to recall: type words or n-… ids (ctrl+t: the proposal)"
             return
         self.error, self.loading = "", True
-        self._current = self._recall(text, self.draft)
 
-    @work(thread=True, exclusive=True, group="recall-box", exit_on_error=False)
-    def _recall(self, text: str, draft: ProposalDraft | None) -> Browsed | None:
-        from brainview.services.recall.browse import browse
+        def job(session: Session) -> Browsed:
+            from brainview.services.recall.browse import browse
 
-        with self.app.open_project() as project:  # type: ignore[attr-defined]
-            if get_current_worker().is_cancelled:
-                return None
-            return browse(project, text=text, draft=draft, now=self.app.now())  # type: ignore[attr-defined]
+            with session.project() as project:
+                return browse(project, text=text, draft=draft, now=session.clock())
 
-    @on(Worker.StateChanged)
-    def _worker_changed(self, event: Worker.StateChanged) -> None:
-        """The one place a recall's outcome lands: result or one-line error."""
-        if event.worker is not self._current or event.state not in (
-            WorkerState.SUCCESS,
-            WorkerState.ERROR,
-        ):
-            return
-        event.stop()
+        draft = self.draft
+        run_service(self, job, group="recall-box", done=self._ranked)
+
+    def _ranked(self, browsed: Browsed) -> None:
         self.loading = False
-        if event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self.error = one_line(str(err) or type(err).__name__, ERROR_CHARS)
-            self.browsed = None  # no hits from an earlier recall under this error
-            self.post_message(self.Failed(self, self.error))
-        elif event.worker.result is not None:
-            self.browsed = event.worker.result
-            self.post_message(self.Ranked(self, event.worker.result))
+        self.browsed = browsed
+        self.post_message(self.Ranked(self, browsed))
+
+    @on(WorkFailed)
+    def _failed(self, message: WorkFailed) -> None:
+        """A recall failed: said in the box, in one line (not also as a toast)."""
+        message.stop()
+        self.loading = False
+        self.error = one_line(str(message.error) or type(message.error).__name__, ERROR_CHARS)
+        self.browsed = None  # no hits from an earlier recall under this error
+        self.post_message(self.Failed(self, self.error))
 
     # -- showing -----------------------------------------------------------------------
 
@@ -188,7 +180,7 @@ class RecallBox(Widget):
     def watch_browsed(self, browsed: Browsed | None) -> None:
         self._show_status()
         self._show_about()
-        hits = self.query_one("#recall-hits", OptionList)
+        hits = self.query_one(OptionList)
         hits.clear_options()
         policies = self.query_one("#recall-policies", Static)
         if browsed is None:
@@ -233,12 +225,12 @@ class RecallBox(Widget):
     def action_toggle_draft(self) -> None:
         """Recall for the proposal under review, or stop using it; then recall again."""
         self.draft = None if self.draft is not None else self.offer
-        if self.draft is not None or self.query_one("#recall-input", Input).value.strip():
+        if self.draft is not None or self.query_one(Input).value.strip():
             self.recall()
 
     def action_hits(self) -> None:
         """Move from the box to the hits."""
-        hits = self.query_one("#recall-hits", OptionList)
+        hits = self.query_one(OptionList)
         if hits.option_count:
             hits.focus()
 
