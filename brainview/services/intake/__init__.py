@@ -25,18 +25,18 @@ from brainview.errors import InvalidInputError
 from brainview.services.intake.agent import check_agent_refs
 from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status, statuses
 from brainview.services.lifecycle.blast import add_flags
-from brainview.services.lifecycle.tombstones import near_many
+from brainview.services.lifecycle.tombstones import Match, near_many
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.era import Era
-from brainview.store.proposal_rows import insert_consults, insert_proposals, queued_among
-from brainview.store.readmodel import (
-    SynapseKey,
-    live_domains,
-    live_synapse_keys,
-    neurons_by_ids,
-    table_exists,
+from brainview.store.intake_reads import live_synapses, liveness
+from brainview.store.proposal_rows import (
+    has_any,
+    insert_consults,
+    insert_proposals,
+    queued_among,
 )
+from brainview.store.readmodel import SynapseKey, live_domains, neurons_by_ids, table_exists
 
 MAX_BATCH = proposal_rules.MAX_BATCH
 MAX_CONSULTED = proposal_rules.MAX_CONSULTED
@@ -65,15 +65,15 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
     agent = project.require_agent()
     with project.user.read() as uconn:
         era = project.user.era
-        found = neurons_by_ids(uconn, era, [n for p in batch for n in p.refs.neurons])
-        synapses = live_synapse_keys(uconn, era, [p.refs.synapse for p in batch if p.refs.synapse])
+        found = liveness(uconn, era, [n for p in batch for n in p.refs.neurons])
+        synapses = live_synapses(uconn, era, [p.refs.synapse for p in batch if p.refs.synapse])
         domains = live_domains(uconn, era, [d for p in batch for d in p.refs.domains])
     for i, p in enumerate(batch):
         for nid in p.refs.neurons:
-            row = found.get(nid)
-            if row is None:
+            live = found.get(nid)
+            if live is None:
                 raise _fail(i, "params", f"user neuron {nid} does not exist")
-            if not row.live:
+            if not live:
                 raise _fail(i, "params", f"user neuron {nid} is retired")
         _check_synapse(p, i, synapses)
         for dom in p.refs.domains:
@@ -108,8 +108,11 @@ def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
     """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones."""
     used = {r: role for p in batch for r, role in _reflections(p)}
     states = statuses(conn, era, list(used))
-    texts = neurons_by_ids(conn, era, [r for r, s in states.items() if s.state != "invalidated"])
-    lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
+    lookalikes: dict[str, list[Match]] = {}
+    if table_exists(conn, "brainview_tombstone_band") and has_any(conn, "brainview_tombstone_band"):
+        alive = [r for r, s in states.items() if s.state != "invalidated"]
+        texts = neurons_by_ids(conn, era, alive)
+        lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
     for p in batch:
         flags = []
         for rid, role in _reflections(p):
