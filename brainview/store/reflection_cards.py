@@ -1,0 +1,60 @@
+"""Every live reflection's card as two numpy columns, read in one statement.
+
+For ``fsrs_state`` brains with many reflections (the other card sources and small
+brains go through :func:`brainview.services.communities.curves.reflection_cards`).
+Stability and the last review come out of the card JSON in SQL (``json_extract``);
+the review times are parsed vectorised — the canonical spelling
+(``YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00``, what Spikuit writes) by numpy at microsecond
+precision, any other spelling by :func:`brainview.core.fsrs_math.parse_ts` — so the
+epochs are exactly ``parse_ts(s).timestamp()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlalchemy import Connection
+
+from brainview.core import fsrs_math
+from brainview.store.era import Era
+from brainview.store.rows import driver
+
+_UTC = "+00:00"
+
+
+def count_live_reflections(conn: Connection, era: Era) -> int:
+    """Live reflections (one ``COUNT`` on the ``type`` index)."""
+    sql = f"SELECT COUNT(*) FROM neuron n WHERE n.type = 'reflection' AND {era.live('n')}"
+    return int(driver(conn).execute(sql).fetchone()[0])
+
+
+def reviewed_cards(conn: Connection, era: Era) -> tuple[np.ndarray, np.ndarray]:
+    """``(stability, last review epoch s)`` of the live reflections that have a reviewed
+    card (stability and last review set, state not New), in no particular order."""
+    sql = (
+        "SELECT json_extract(f.card_json, '$.stability'), "
+        "json_extract(f.card_json, '$.last_review') "
+        "FROM fsrs_state f JOIN neuron n ON n.id = f.neuron_id "
+        f"WHERE n.type = 'reflection' AND {era.live('n')} AND json_valid(f.card_json) "
+        "AND json_extract(f.card_json, '$.state') IS NOT 0"
+    )
+    stab: list[float] = []
+    canon: list[str] = []
+    canon_at: list[int] = []
+    other: list[tuple[int, str]] = []
+    for s, lr in driver(conn).execute(sql):
+        if not (s and lr):
+            continue
+        k = len(stab)
+        stab.append(float(s))
+        if isinstance(lr, str) and lr.endswith(_UTC) and len(lr) in (25, 32) and lr[10] == "T":
+            canon.append(lr[:-6])
+            canon_at.append(k)
+        else:
+            other.append((k, lr))
+    last = np.empty(len(stab), dtype=np.float64)
+    if canon:
+        micros = np.array(canon, dtype="datetime64[us]").astype(np.int64)
+        last[np.asarray(canon_at, dtype=np.int64)] = micros / 1e6
+    for k, lr in other:
+        last[k] = fsrs_math.parse_ts(lr).timestamp()
+    return np.asarray(stab, dtype=np.float64), last
