@@ -24,21 +24,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import brain, installed_env, interleave
+from common import brain, copy_brain, copy_project, installed_env, interleave
 
 BIN = Path(sys.executable).parent
 ENV = {**installed_env(), "BRAINVIEW_NOW": "2026-11-30T09:00:00+00:00"}
 
 
 def _fresh(root: Path, scratch: Path, spikuit_layout: bool) -> Path:
-    """A copy of the project (brainview) or of the agent brain as a project (spkt)."""
+    """A copy of the project (brainview) or of the agent brain as a project (spkt),
+    through SQLite's backup API (:func:`common.copy_brain`)."""
     copy = scratch / "p"
     shutil.rmtree(copy, ignore_errors=True)
-    if spikuit_layout:
-        shutil.copytree(root / ".spikuit" / "agent", copy / ".spikuit")
-    else:
-        shutil.copytree(root / ".spikuit", copy / ".spikuit")
-    return copy
+    if spikuit_layout:  # the agent brain alone, as a Spikuit project
+        copy_brain(root / ".spikuit" / "agent" / "circuit.db", copy / ".spikuit" / "circuit.db")
+        config = root / ".spikuit" / "agent" / "config.toml"
+        if config.exists():
+            (copy / ".spikuit" / "config.toml").write_text(config.read_text())
+        return copy
+    return copy_project(root, copy)
 
 
 def _timed(cmd: list[str]) -> float:
