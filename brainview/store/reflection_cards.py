@@ -30,21 +30,42 @@ def count_live_reflections(conn: Connection, era: Era) -> int:
 def reviewed_cards(conn: Connection, era: Era) -> tuple[np.ndarray, np.ndarray]:
     """``(stability, last review epoch s)`` of the live reflections that have a reviewed
     card (stability and last review set, state not New), in no particular order."""
+    _ids, stab, last = _reviewed(conn, era)
+    return stab, last
+
+
+def cards_aligned(conn: Connection, era: Era, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(stability, last review epoch s)`` aligned with ``ids`` (live reflections); NaN
+    for a reflection without a reviewed card."""
+    pos = {rid: k for k, rid in enumerate(ids)}
+    stab = np.full(len(ids), np.nan)
+    last = np.full(len(ids), np.nan)
+    got, s, lr = _reviewed(conn, era)
+    at = np.fromiter((pos.get(r, -1) for r in got), dtype=np.int64, count=len(got))
+    mine = at >= 0
+    stab[at[mine]] = s[mine]
+    last[at[mine]] = lr[mine]
+    return stab, last
+
+
+def _reviewed(conn: Connection, era: Era) -> tuple[list[str], np.ndarray, np.ndarray]:
     sql = (
-        "SELECT json_extract(f.card_json, '$.stability'), "
+        "SELECT f.neuron_id, json_extract(f.card_json, '$.stability'), "
         "json_extract(f.card_json, '$.last_review') "
         "FROM fsrs_state f JOIN neuron n ON n.id = f.neuron_id "
         f"WHERE n.type = 'reflection' AND {era.live('n')} AND json_valid(f.card_json) "
         "AND json_extract(f.card_json, '$.state') IS NOT 0"
     )
+    ids: list[str] = []
     stab: list[float] = []
     canon: list[str] = []
     canon_at: list[int] = []
     other: list[tuple[int, str]] = []
-    for s, lr in driver(conn).execute(sql):
+    for rid, s, lr in driver(conn).execute(sql):
         if not (s and lr):
             continue
         k = len(stab)
+        ids.append(rid)
         stab.append(float(s))
         if isinstance(lr, str) and lr.endswith(_UTC) and len(lr) in (25, 32) and lr[10] == "T":
             canon.append(lr[:-6])
@@ -57,4 +78,4 @@ def reviewed_cards(conn: Connection, era: Era) -> tuple[np.ndarray, np.ndarray]:
         last[np.asarray(canon_at, dtype=np.int64)] = micros / 1e6
     for k, lr in other:
         last[k] = fsrs_math.parse_ts(lr).timestamp()
-    return np.asarray(stab, dtype=np.float64), last
+    return ids, np.asarray(stab, dtype=np.float64), last

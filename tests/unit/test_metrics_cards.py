@@ -11,7 +11,7 @@ from brainview.services import metrics
 from brainview.services.communities import curves
 from brainview.services.project import Project
 from brainview.store.discovery import discover
-from brainview.store.reflection_cards import count_live_reflections, reviewed_cards
+from brainview.store.reflection_cards import cards_aligned, count_live_reflections, reviewed_cards
 
 
 def _respell(root) -> None:  # type: ignore[no-untyped-def]
@@ -67,3 +67,23 @@ def test_bulk_cards_match_the_curves_reader(demo, now) -> None:  # type: ignore[
     assert got.never_reviewed == int((~reviewed).sum()) == total - len(stab)
     assert got.below_now == int((reviewed & (cross <= 0)).sum())
     assert got.within_days == int((reviewed & (cross > 0) & (cross <= 14)).sum())
+
+
+def test_aligned_cards_match_the_curves_reader(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _info = demo
+    _respell(root)
+    with Project.open(discover(root)) as project:
+        agent = project.require_agent()
+        with agent.read() as conn:
+            ids = [
+                r[0]
+                for r in conn.exec_driver_sql(
+                    "SELECT id FROM neuron WHERE type = 'reflection' AND retired_at IS NULL "
+                    "ORDER BY id"
+                )
+            ]
+            stab, last = cards_aligned(conn, agent.era, ids)
+            ref_stab, ref_last = curves.reflection_cards(conn, agent.era, ids)
+    np.testing.assert_array_equal(stab, ref_stab)
+    np.testing.assert_array_equal(last, ref_last)
+    assert np.isnan(stab).any() and np.isfinite(stab).any()

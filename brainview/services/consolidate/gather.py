@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -22,6 +23,7 @@ from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
+from brainview.store.reflection_cards import cards_aligned
 from brainview.store.rows import driver, select_in
 
 POLICY_TYPES = ("policy", "community_summary")
@@ -51,7 +53,7 @@ class AgentState:
     fires: dict[str, FireStats]
     r_now: dict[str, float | None]
     stability: dict[str, float | None]
-    last_review: dict[str, str | None]
+    last_review: Mapping[str, str | None]
     lifecycle: dict[str, str]
     """Latest lifecycle state of reflections that have one (``challenged`` …)."""
     fading: dict[str, str]
@@ -79,6 +81,32 @@ def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str
     if table_exists(conn, "brainview_consolidation"):
         parts += raw.execute("SELECT COUNT(*) FROM brainview_consolidation").fetchone()
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
+
+
+FEW_CARDS = 50
+"""Up to this many reflections, cards come from the curves' reader (one at a time)."""
+
+
+class LastReviews(Mapping[str, "str | None"]):
+    """Reflection id → its last review as a brain timestamp (``None``: never reviewed),
+    formatted when asked: the plan needs it only for the reflections it prunes."""
+
+    def __init__(self, ids: list[str], last: np.ndarray, reviewed: np.ndarray) -> None:
+        self._pos = {rid: k for k, rid in enumerate(ids)}
+        self._last = last
+        self._reviewed = reviewed
+
+    def __getitem__(self, rid: str) -> str | None:
+        k = self._pos[rid]
+        if not self._reviewed[k]:
+            return None
+        return fsrs_math.format_ts(datetime.fromtimestamp(self._last[k], tz=UTC))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pos)
+
+    def __len__(self) -> int:
+        return len(self._pos)
 
 
 NORMALISED = "replace(replace(fired_at, ' ', 'T'), 'Z', '+00:00')"
@@ -153,7 +181,10 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
     ids = [r[0] for r in rows]
     live = set(ids)
     created = {r[0]: r[2] for r in rows}
-    stab, last = reflection_cards(conn, era, ids)
+    if era.card_source == "fsrs_state" and len(ids) > FEW_CARDS:
+        stab, last = cards_aligned(conn, era, ids)
+    else:
+        stab, last = reflection_cards(conn, era, ids)
     r_now = fsrs_math.retrievability(stab, last, now)
     reviewed = np.isfinite(stab) & np.isfinite(last)
     lifecycle: dict[str, str] = {}
@@ -182,12 +213,7 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
         fires=_fire_stats(raw, live, created, hot_from),
         r_now={rid: float(r_now[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
         stability={rid: float(stab[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
-        last_review={
-            rid: fsrs_math.format_ts(datetime.fromtimestamp(last[k], tz=UTC))
-            if reviewed[k]
-            else None
-            for k, rid in enumerate(ids)
-        },
+        last_review=LastReviews(ids, last, reviewed),
         lifecycle=lifecycle,
         fading={rid: d.action for rid, d in standing_fading(conn).items() if rid in live},
         synapses=synapses,
