@@ -46,3 +46,37 @@ def live_synapses(conn: Connection, era: Era, keys: Iterable[SynapseKey]) -> set
         flat = [v for key in chunk for v in key]
         found.update((str(a), str(b), str(t)) for a, b, t in raw.execute(sql, flat))
     return found
+
+
+def kinds_and_retired(
+    conn: Connection, era: Era, ids: Iterable[str]
+) -> dict[str, tuple[str | None, str | None]]:
+    """Existing ids of ``ids`` → ``(type, retired_at)``."""
+    unique = list(dict.fromkeys(ids))
+    retired = "retired_at" if era.has_retire else "NULL"
+    raw = driver(conn)
+    out: dict[str, tuple[str | None, str | None]] = {}
+    for start in range(0, len(unique), _IDS):
+        chunk = unique[start : start + _IDS]
+        sql = f"SELECT id, type, {retired} FROM neuron WHERE id IN ({','.join('?' * len(chunk))})"
+        out.update((str(i), (t, r)) for i, t, r in raw.execute(sql, chunk))
+    return out
+
+
+def latest_lifecycle(
+    conn: Connection, ids: Iterable[str]
+) -> dict[str, tuple[str, str, str, str, str | None]]:
+    """id → its latest ``brainview_lifecycle`` row ``(state, reason, actor, at,
+    batch_id)`` (the table must exist; ids without a row are absent)."""
+    unique = list(dict.fromkeys(ids))
+    raw = driver(conn)
+    out: dict[str, tuple[str, str, str, str, str | None]] = {}
+    for start in range(0, len(unique), 400):
+        chunk = unique[start : start + 400]
+        sql = (
+            "SELECT reflection_id, state, reason, actor, at, batch_id FROM brainview_lifecycle "
+            f"WHERE reflection_id IN ({','.join('?' * len(chunk))}) ORDER BY id"
+        )
+        for rid, state, reason, actor, at, batch in raw.execute(sql, chunk):
+            out[rid] = (state, reason, actor, at, batch)
+    return out

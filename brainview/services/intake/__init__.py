@@ -22,14 +22,19 @@ from brainview.core import fsrs_math, proposal_rules
 from brainview.core.proposal_parse import Proposal, fail, parse_many
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
-from brainview.services.intake.agent import check_agent_refs
-from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status, statuses
+from brainview.services.intake.agent import agent_ref_ids, check_agent_refs
+from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status
 from brainview.services.lifecycle.blast import add_flags
 from brainview.services.lifecycle.tombstones import Match, near_many
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.era import Era
-from brainview.store.intake_reads import live_synapses, liveness
+from brainview.store.intake_reads import (
+    kinds_and_retired,
+    latest_lifecycle,
+    live_synapses,
+    liveness,
+)
 from brainview.store.proposal_rows import (
     has_any,
     insert_consults,
@@ -62,12 +67,43 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
     reflections by id, synapses by primary key, each domain probed once), then the
     proposals are checked in order, so the first problem reported is the same as one
     proposal at a time would find."""
+    check_chunks(project, [batch])
+
+
+def check_chunks(project: Project, chunks: list[list[Proposal]]) -> None:
+    """:func:`check_against_brains` for batches checked one after the other (an error
+    names its proposal's index in its own chunk), with every brain read made once for
+    all of them."""
     agent = project.require_agent()
+    every = [p for chunk in chunks for p in chunk]
     with project.user.read() as uconn:
         era = project.user.era
-        found = liveness(uconn, era, [n for p in batch for n in p.refs.neurons])
-        synapses = live_synapses(uconn, era, [p.refs.synapse for p in batch if p.refs.synapse])
-        domains = live_domains(uconn, era, [d for p in batch for d in p.refs.domains])
+        found = liveness(uconn, era, [n for p in every for n in p.refs.neurons])
+        synapses = live_synapses(uconn, era, [p.refs.synapse for p in every if p.refs.synapse])
+        domains = live_domains(uconn, era, [d for p in every for d in p.refs.domains])
+    with agent.read() as aconn:
+        refl_ids = [r for p in every for r in [c[0] for c in p.consulted] + p.retrieved]
+        rows = kinds_and_retired(aconn, agent.era, agent_ref_ids(every) + refl_ids)
+        refl = _statuses(aconn, agent.era, refl_ids, rows)
+        queued = table_exists(aconn, "brainview_proposal")
+        for batch in chunks:
+            _check_user(batch, found, synapses, domains)
+            check_agent_refs(aconn, agent.era, batch, _fail, found=rows)
+            for i, p in enumerate(batch):
+                for j, (rid, _s, _n) in enumerate(p.consulted):
+                    _check_reflection(refl.get(rid), rid, i, f"consulted[{j}].reflection")
+                for j, rid in enumerate(p.retrieved):
+                    _check_reflection(refl.get(rid), rid, i, f"retrieved[{j}]")
+            if queued:
+                ids = [p.id for p in batch]
+                dup = queued_among(aconn, ids)
+                if dup is not None:
+                    raise _fail(ids.index(dup), "id", f"{dup} already queued")
+
+
+def _check_user(
+    batch: list[Proposal], found: dict[str, bool], synapses: set[SynapseKey], domains: set[str]
+) -> None:
     for i, p in enumerate(batch):
         for nid in p.refs.neurons:
             live = found.get(nid)
@@ -79,20 +115,33 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
         for dom in p.refs.domains:
             if dom not in domains:
                 raise _fail(i, "params", f"domain {dom!r} has no live neurons")
-    with agent.read() as aconn:
-        check_agent_refs(aconn, agent.era, batch, _fail)
-        refl_ids = [r for p in batch for r in [c[0] for c in p.consulted] + p.retrieved]
-        refl = statuses(aconn, agent.era, refl_ids)
-        for i, p in enumerate(batch):
-            for j, (rid, _s, _n) in enumerate(p.consulted):
-                _check_reflection(refl.get(rid), rid, i, f"consulted[{j}].reflection")
-            for j, rid in enumerate(p.retrieved):
-                _check_reflection(refl.get(rid), rid, i, f"retrieved[{j}]")
-        if table_exists(aconn, "brainview_proposal"):
-            ids = [p.id for p in batch]
-            dup = queued_among(aconn, ids)
-            if dup is not None:
-                raise _fail(ids.index(dup), "id", f"{dup} already queued")
+
+
+def _statuses(
+    conn: Connection,
+    era: Era,
+    ids: list[str],
+    rows: dict[str, tuple[str | None, str | None]] | None = None,
+) -> dict[str, Status]:
+    """:func:`brainview.services.lifecycle.statuses` read lean (no content, no row
+    objects): the same states, for the thousands of reflections a consolidation names.
+    ``rows`` (from :func:`~brainview.store.intake_reads.kinds_and_retired`, covering
+    ``ids``) saves reading the neurons again."""
+    if rows is None:
+        found = kinds_and_retired(conn, era, ids)
+    else:
+        found = {rid: rows[rid] for rid in dict.fromkeys(ids) if rid in rows}
+    latest = latest_lifecycle(conn, found) if found and table_exists(conn, _LIFECYCLE) else {}
+    out: dict[str, Status] = {}
+    for rid, (_type, retired_at) in found.items():
+        state, reason, actor, at, batch = latest.get(rid, (LIVE, "", None, None, None))  # type: ignore[arg-type]
+        if retired_at is not None and state != INVALIDATED:
+            state = RETIRED
+        out[rid] = Status(rid, state, reason, actor, at, batch, retired_at)
+    return out
+
+
+_LIFECYCLE = "brainview_lifecycle"
 
 
 def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> None:
@@ -107,7 +156,7 @@ def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> No
 def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
     """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones."""
     used = {r: role for p in batch for r, role in _reflections(p)}
-    states = statuses(conn, era, list(used))
+    states = _statuses(conn, era, list(used))
     lookalikes: dict[str, list[Match]] = {}
     if table_exists(conn, "brainview_tombstone_band") and has_any(conn, "brainview_tombstone_band"):
         alive = [r for r, s in states.items() if s.state != "invalidated"]
