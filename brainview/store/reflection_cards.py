@@ -56,17 +56,13 @@ def _reviewed(conn: Connection, era: Era) -> tuple[list[str], np.ndarray, np.nda
         f"WHERE n.type = 'reflection' AND {era.live('n')} AND json_valid(f.card_json) "
         "AND json_extract(f.card_json, '$.state') IS NOT 0"
     )
-    ids: list[str] = []
-    stab: list[float] = []
+    rows = [r for r in driver(conn).execute(sql).fetchall() if r[1] and r[2]]
+    ids = [r[0] for r in rows]
+    stab = [float(r[1]) for r in rows]
     canon: list[str] = []
     canon_at: list[int] = []
     other: list[tuple[int, str]] = []
-    for rid, s, lr in driver(conn).execute(sql):
-        if not (s and lr):
-            continue
-        k = len(stab)
-        ids.append(rid)
-        stab.append(float(s))
+    for k, (_rid, _s, lr) in enumerate(rows):
         if isinstance(lr, str) and lr.endswith(_UTC) and len(lr) in (25, 32) and lr[10] == "T":
             canon.append(lr[:-6])
             canon_at.append(k)
