@@ -21,6 +21,7 @@ from brainview.services.communities.curves import reflection_cards
 from brainview.services.communities.runner import graph_fingerprint
 from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
+from brainview.store.consolidate_reads import fire_aggregates
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.reflection_cards import cards_aligned
@@ -109,35 +110,22 @@ class LastReviews(Mapping[str, "str | None"]):
         return len(self._pos)
 
 
-NORMALISED = "replace(replace(fired_at, ' ', 'T'), 'Z', '+00:00')"
-"""A spike time in one spelling (the three of contracts §2 sort as strings then)."""
-
-
 def _fire_stats(
     raw: sqlite3.Connection, live: set[str], created: dict[str, str | None], hot_from: datetime
 ) -> dict[str, FireStats]:
-    """Aggregated in SQL: last fire, fires in the hot window, latest spike id, and the
-    last three grades (a window function) — one row per reflection, not per spike."""
-    hot = fsrs_math.format_ts(hot_from)
-    agg: dict[str, tuple[str, int, int]] = {}
-    for rid, last, recent, top in raw.execute(
-        f"SELECT neuron_id, MAX({NORMALISED}), SUM({NORMALISED} >= ?), MAX(id) FROM spike "
-        "GROUP BY neuron_id",
-        (hot,),
-    ):
-        if rid in live:
-            agg[rid] = (last, int(recent or 0), int(top))
-    misses: dict[str, tuple[int, int]] = {}
-    for rid, missed, graded in raw.execute(
-        "SELECT neuron_id, SUM(grade = 1), COUNT(*) FROM (SELECT neuron_id, grade, "
-        f"ROW_NUMBER() OVER (PARTITION BY neuron_id ORDER BY {NORMALISED} DESC, id DESC) "
-        "AS rn FROM spike) WHERE rn <= 3 GROUP BY neuron_id"
-    ):
-        misses[rid] = (int(missed or 0), int(graded))
+    """Aggregated in SQL (:func:`~brainview.store.consolidate_reads.fire_aggregates`):
+    last fire, fires in the hot window, latest spike id, and the last three grades —
+    one row per reflection, not per spike."""
+    agg: dict[str, tuple[str, int, int, int, int]] = {
+        rid: (last, recent, top, missed, graded)
+        for rid, last, recent, top, missed, graded in fire_aggregates(
+            raw, fsrs_math.format_ts(hot_from)
+        )
+    }
     out: dict[str, FireStats] = {}
     for rid in live:
-        last, recent, top = agg.get(rid, (None, 0, None))  # type: ignore[assignment]
-        missed, graded = misses.get(rid, (0, 0))
+        row = agg.get(rid)
+        last, recent, top, missed, graded = row if row else (None, 0, None, 0, 0)
         out[rid] = FireStats(
             created_at=created.get(rid),
             last_fire=last,  # already one spelling (NORMALISED); parsed where needed
