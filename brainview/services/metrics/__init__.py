@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.services.metrics import seed
@@ -28,6 +28,7 @@ from brainview.services.metrics.consolidation import (
 )
 from brainview.services.project import Project
 from brainview.store.era import Era
+from brainview.store.metrics_reads import live_policy_created, live_reflection_ids
 from brainview.store.readmodel import table_exists
 from brainview.store.reflection_cards import count_live_reflections, reviewed_cards
 
@@ -182,11 +183,8 @@ def agent_metrics(project: Project, now: datetime, *, threshold: float, days: in
         if table_exists(conn, "brainview_decision") and table_exists(conn, "brainview_proposal"):
             _decisions(out, seed.read_decisions(conn), born)
         out.consolidations = consolidation_acceptance(conn)
-        live = agent.era.live("n")
         born_weeks: dict[str, int] = defaultdict(int)
-        for (created,) in conn.execute(
-            text(f"SELECT created_at FROM neuron n WHERE n.type = 'policy' AND {live}")
-        ):
+        for created in live_policy_created(conn, agent.era):
             born_weeks[week_of(created)] += 1
         out.policies_per_week = dict(sorted(born_weeks.items()))
         stab, last, never = _cards(conn, agent.era)
@@ -214,9 +212,7 @@ def _cards(conn: Connection, era: Era) -> tuple[np.ndarray, np.ndarray, int]:
             return stab, last, total - len(stab)
     from brainview.services.communities.curves import reflection_cards
 
-    live = era.live("n")
-    sql = f"SELECT n.id FROM neuron n WHERE n.type = 'reflection' AND {live}"
-    ids = [r[0] for r in conn.execute(text(sql))]
+    ids = live_reflection_ids(conn, era)
     stab, last = reflection_cards(conn, era, ids)
     return stab, last, 0
 
