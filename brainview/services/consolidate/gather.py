@@ -21,11 +21,20 @@ from brainview.services.communities.curves import reflection_cards
 from brainview.services.communities.runner import graph_fingerprint
 from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
-from brainview.store.consolidate_reads import fire_aggregates
+from brainview.store.consolidate_reads import (
+    fire_aggregates,
+    lifecycle_rows,
+    live_policies,
+    live_reflections,
+    summarizes_links,
+    table_marks,
+    text_heads,
+    weak_synapses,
+)
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 from brainview.store.reflection_cards import cards_aligned
-from brainview.store.rows import driver, select_in
+from brainview.store.rows import driver
 
 POLICY_TYPES = ("policy", "community_summary")
 
@@ -71,16 +80,8 @@ def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str
     spike log, lifecycle and fading decisions, and how many plans were queued before.
     Two plans with the same fingerprint were planned from the same agent brain."""
     parts: list[object] = [graph_fingerprint(conn, era)]
-    parts += raw.execute("SELECT COUNT(*), MAX(id) FROM spike").fetchone()
-    for table in ("brainview_lifecycle", "brainview_fading_decision"):
-        if table_exists(conn, table):
-            parts += raw.execute(f"SELECT COUNT(*), MAX(id) FROM {table}").fetchone()
-    if table_exists(conn, "brainview_fading_decision"):
-        parts += raw.execute(
-            "SELECT COUNT(*) FROM brainview_fading_decision WHERE undone_at IS NOT NULL"
-        ).fetchone()
-    if table_exists(conn, "brainview_consolidation"):
-        parts += raw.execute("SELECT COUNT(*) FROM brainview_consolidation").fetchone()
+    names = ("brainview_lifecycle", "brainview_fading_decision", "brainview_consolidation")
+    parts += table_marks(raw, {t for t in names if table_exists(conn, t)})
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
 
 
@@ -138,20 +139,12 @@ def _fire_stats(
 
 
 def _policies(raw: sqlite3.Connection, era: Era, live: set[str]) -> dict[str, Policy]:
-    kinds = ", ".join(f"'{t}'" for t in POLICY_TYPES)
     out = {
         pid: Policy(pid, content or "", [], [])
-        for pid, content in raw.execute(
-            f"SELECT id, content FROM neuron n WHERE n.type IN ({kinds}) AND {era.live('n')} "
-            "ORDER BY id"
-        )
+        for pid, content in live_policies(raw, era, POLICY_TYPES)
     }
     if out:
-        retired = "s.retired_at" if "retired_at" in era.synapse_cols else "NULL"
-        for pre, post, gone in raw.execute(
-            f"SELECT pre, post, {retired} FROM synapse s WHERE s.type = 'summarizes' "
-            "ORDER BY pre, post"
-        ):
+        for pre, post, gone in summarizes_links(raw, era):
             if pre in out:
                 out[pre].targets.append(post)
                 if gone is None and post in live:
@@ -162,10 +155,7 @@ def _policies(raw: sqlite3.Connection, era: Era, live: set[str]) -> dict[str, Po
 def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentState:
     """Read everything but texts (inside the caller's read transaction)."""
     raw = driver(conn)
-    rows = raw.execute(
-        "SELECT id, domain, created_at FROM neuron n WHERE n.type = 'reflection' AND "
-        f"{era.live('n')} ORDER BY id"
-    ).fetchall()
+    rows = live_reflections(raw, era)
     ids = [r[0] for r in rows]
     live = set(ids)
     created = {r[0]: r[2] for r in rows}
@@ -177,19 +167,13 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
     reviewed = np.isfinite(stab) & np.isfinite(last)
     lifecycle: dict[str, str] = {}
     if table_exists(conn, "brainview_lifecycle"):
-        for rid, state in raw.execute(
-            "SELECT reflection_id, state FROM brainview_lifecycle ORDER BY id"
-        ):
+        for rid, state in lifecycle_rows(raw):
             if rid in live:
                 lifecycle[rid] = state
     # SHY only ever looks at weak links: filter in SQL (a big brain has 100,000s).
     synapses = [
         SynapseRow(pre, post, typ, float(w or 0.0))
-        for pre, post, typ, w in raw.execute(
-            "SELECT pre, post, type, weight FROM synapse s WHERE s.type != 'summarizes' AND "
-            f"s.weight < ? AND {era.live_synapse('s')} ORDER BY pre, post, type",
-            (s.weak_below,),
-        )
+        for pre, post, typ, w in weak_synapses(raw, era, s.weak_below)
         if pre in live and post in live
     ]
     hot_from = fsrs_math.ensure_utc(now) - timedelta(days=s.hot_days)
@@ -217,5 +201,4 @@ TEXT_CHARS = 2_000
 
 def texts(conn: Connection, ids: list[str], chars: int = TEXT_CHARS) -> dict[str, str]:
     """The first ``chars`` characters of each of ``ids``."""
-    sql = f"SELECT id, substr(content, 1, {int(chars)}) FROM neuron WHERE id IN ({{marks}})"
-    return {nid: content or "" for nid, content in select_in(driver(conn), sql, ids)}
+    return text_heads(driver(conn), ids, chars)
