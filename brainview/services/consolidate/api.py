@@ -102,6 +102,7 @@ def queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> li
         for pid, item in zip(ids, the_plan.items, strict=True)
     ]
     batch = _checked(project, raw, now)
+    del raw  # the parsed batch holds what is stored (the curator-format dicts can go)
     with agent.write() as conn:
         if plan_fingerprint(driver(conn), conn, agent.era) != the_plan.fingerprint:
             raise ConflictError("the agent brain changed since this plan was made: plan again")

@@ -171,16 +171,21 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
             if rid in live:
                 lifecycle[rid] = state
     # SHY only ever looks at weak links: filter in SQL (a big brain has 100,000s).
+    # Ends and types point at one string object each (not one per row): ~90k rows at 100k.
+    same = dict(zip(ids, ids, strict=True))
+    types: dict[str, str] = {}
     synapses = [
-        SynapseRow(pre, post, typ, float(w or 0.0))
+        SynapseRow(same[pre], same[post], types.setdefault(typ, typ), float(w or 0.0))
         for pre, post, typ, w in weak_synapses(raw, era, s.weak_below)
         if pre in live and post in live
     ]
+    del same
+    skills: dict[str, str] = {}
     hot_from = fsrs_math.ensure_utc(now) - timedelta(days=s.hot_days)
     return AgentState(
         fingerprint=plan_fingerprint(raw, conn, era),
         ids=ids,
-        skill={r[0]: r[1] or "" for r in rows},
+        skill={r[0]: skills.setdefault(r[1] or "", r[1] or "") for r in rows},
         created=created,
         fires=_fire_stats(raw, live, created, hot_from),
         r_now={rid: float(r_now[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
