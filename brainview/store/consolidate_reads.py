@@ -103,3 +103,48 @@ def text_heads(raw: sqlite3.Connection, ids: list[str], chars: int) -> dict[str,
     """The first ``chars`` characters of each of ``ids`` (``""`` for no content)."""
     sql = f"SELECT id, substr(content, 1, {int(chars)}) FROM neuron WHERE id IN ({{marks}})"
     return {nid: content or "" for nid, content in select_in(raw, sql, ids)}
+
+
+def last_grades(raw: sqlite3.Connection, rid: str, n: int = 3) -> list[int]:
+    """The grades of a neuron's last ``n`` spikes, newest first."""
+    return [
+        int(g)
+        for (g,) in raw.execute(
+            "SELECT grade FROM spike WHERE neuron_id = ? ORDER BY fired_at DESC, id DESC LIMIT ?",
+            (rid, n),
+        )
+    ]
+
+
+def contrasts_touching(raw: sqlite3.Connection, era: Era, ids: list[str]) -> list[tuple[str, str]]:
+    """``(pre, post)`` of the live ``contrasts`` synapses with an end in ``ids``, by key."""
+    marks = ",".join("?" * len(ids))
+    return raw.execute(
+        f"SELECT pre, post FROM synapse s WHERE s.type = 'contrasts' AND "
+        f"{era.live_synapse('s')} AND (pre IN ({marks}) OR post IN ({marks})) "
+        "ORDER BY pre, post",
+        [*ids, *ids],
+    ).fetchall()
+
+
+def content_of(raw: sqlite3.Connection, nid: str) -> tuple[str | None] | None:
+    """``(content,)`` of one neuron, or ``None`` when it does not exist."""
+    return raw.execute("SELECT content FROM neuron WHERE id = ?", (nid,)).fetchone()
+
+
+def summarized_by(raw: sqlite3.Connection, era: Era, policy: str) -> set[str]:
+    """The ends of a policy's live ``summarizes`` synapses."""
+    return {
+        post
+        for (post,) in raw.execute(
+            "SELECT post FROM synapse s WHERE s.pre = ? AND s.type = 'summarizes' AND "
+            f"{era.live_synapse('s')}",
+            (policy,),
+        )
+    }
+
+
+def last_spikes(raw: sqlite3.Connection, ids: list[str]) -> dict[str, int]:
+    """The id of each neuron's latest spike row (absent: never fired)."""
+    sql = "SELECT neuron_id, MAX(id) FROM spike WHERE neuron_id IN ({marks}) GROUP BY 1"
+    return {rid: int(sid) for rid, sid in select_in(raw, sql, ids)}
