@@ -30,7 +30,7 @@ from pathlib import Path
 
 import igraph
 import numpy as np
-from common import SIZES, brain, interleave
+from common import SIZES, brain, copy_brain, interleave
 
 from brainview.core import clustering
 from brainview.demo.generator import DemoSpec
@@ -76,7 +76,7 @@ def spkt_side(agent_db: Path, work: Path):  # type: ignore[no-untyped-def]
     def run() -> float:
         shutil.rmtree(root, ignore_errors=True)
         (root / ".spikuit").mkdir(parents=True)
-        shutil.copy(agent_db, root / ".spikuit" / "circuit.db")
+        copy_brain(agent_db, root / ".spikuit" / "circuit.db")
         (root / ".spikuit" / "config.toml").write_text('[brain]\nname = "agent-copy"\n')
         t = time.perf_counter()
         subprocess.run(

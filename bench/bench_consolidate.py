@@ -24,21 +24,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import brain, installed_env, interleave
+from common import brain, copy_brain, copy_project, installed_env, interleave
 
 BIN = Path(sys.executable).parent
 ENV = {**installed_env(), "BRAINVIEW_NOW": "2026-11-30T09:00:00+00:00"}
 
 
 def _fresh(root: Path, scratch: Path, spikuit_layout: bool) -> Path:
-    """A copy of the project (brainview) or of the agent brain as a project (spkt)."""
+    """A copy of the project (brainview) or of the agent brain as a project (spkt),
+    through SQLite's backup API (:func:`common.copy_brain`)."""
     copy = scratch / "p"
     shutil.rmtree(copy, ignore_errors=True)
-    if spikuit_layout:
-        shutil.copytree(root / ".spikuit" / "agent", copy / ".spikuit")
-    else:
-        shutil.copytree(root / ".spikuit", copy / ".spikuit")
-    return copy
+    if spikuit_layout:  # the agent brain alone, as a Spikuit project
+        copy_brain(root / ".spikuit" / "agent" / "circuit.db", copy / ".spikuit" / "circuit.db")
+        config = root / ".spikuit" / "agent" / "config.toml"
+        if config.exists():
+            (copy / ".spikuit" / "config.toml").write_text(config.read_text())
+        return copy
+    return copy_project(root, copy)
 
 
 def _timed(cmd: list[str]) -> float:
@@ -56,6 +59,37 @@ def ours(root: Path, scratch: Path, *, dry_run: bool = True):  # type: ignore[no
         )  # noqa: E501
 
     return run
+
+
+QUEUE_TARGET_S = 4.0
+QUEUE_TARGET_MB = 200.0
+"""quality.md, round two: plan + queue at 100k reflections (the large pair)."""
+
+_PEAK = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "subprocess.run(sys.argv[1:], check=True, capture_output=True, stdin=subprocess.DEVNULL)\n"
+    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def queue_run(root: Path, scratch: Path, size: str) -> dict[str, object]:
+    """One ``reflect consolidate`` (plan + queue) on a fresh copy, run under a small
+    wrapper process whose only child it is, so the child's peak RSS is its own."""
+    copy = _fresh(root, scratch, spikuit_layout=False)
+    cmd = [str(BIN / "brainview"), "reflect", "consolidate", "-C", str(copy), "--json"]
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK, *cmd], check=True, capture_output=True, text=True, env=ENV
+    ).stdout.split()
+    secs, peak_mb = float(out[0]), int(out[1]) / 1024
+    row: dict[str, object] = {
+        "bench": "consolidate-queue", "size": size, "seconds": round(secs, 3),
+        "peak_rss_mb": round(peak_mb, 1),
+    }  # fmt: skip
+    if size == "large":
+        row |= {"target_s": QUEUE_TARGET_S, "target_mb": QUEUE_TARGET_MB}
+        row["met"] = secs <= QUEUE_TARGET_S and peak_mb <= QUEUE_TARGET_MB
+    return row
 
 
 def theirs(root: Path, scratch: Path):  # type: ignore[no-untyped-def]
@@ -88,10 +122,7 @@ def main() -> None:
                 a, b = (res[k]["median"] for k in sides)
                 out["ratio"] = round(a / b, 3)
             print(json.dumps(out), flush=True)
-            queue = ours(root, scratch, dry_run=False)()
-            print(
-                json.dumps({"bench": "consolidate-queue", "size": size, "seconds": round(queue, 3)})
-            )  # noqa: E501
+            print(json.dumps(queue_run(root, scratch, size)), flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

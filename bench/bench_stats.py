@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import brain, installed_env, interleave
+from common import brain, copy_brain, installed_env, interleave
 
 BIN = Path(sys.executable).parent
 ENV = installed_env()
@@ -50,9 +50,11 @@ def theirs(root: Path, scratch: Path):  # type: ignore[no-untyped-def]
     def run() -> float:
         copy = scratch / "p"
         shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(
-            root / ".spikuit", copy / ".spikuit", ignore=shutil.ignore_patterns("agent")
-        )
+        copy_brain(root / ".spikuit" / "circuit.db", copy / ".spikuit" / "circuit.db")
+        if (root / ".spikuit" / "config.toml").exists():
+            (copy / ".spikuit" / "config.toml").write_text(
+                (root / ".spikuit" / "config.toml").read_text()
+            )
         t = time.perf_counter()
         subprocess.run(
             [str(BIN / "spkt"), "stats", "--json", "--brain", str(copy)],

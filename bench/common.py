@@ -94,25 +94,33 @@ def wall(cmd: list[str], **kw: object) -> Callable[[], float]:
     return run
 
 
+def copy_brain(src_db: Path, dst_db: Path) -> Path:
+    """A copy of one brain file through SQLite's backup API (``dst_db``'s directory is
+    created; an existing ``dst_db`` is overwritten page by page)."""
+    import sqlite3
+
+    from brainview.store.connect import connect
+
+    dst_db.parent.mkdir(parents=True, exist_ok=True)
+    src = connect(src_db, write=False, timeout=30)
+    out = sqlite3.connect(dst_db)
+    try:
+        src.backup(out)
+    finally:
+        out.close()
+        src.close()
+    return dst_db
+
+
 def copy_project(root: Path, dst: Path) -> Path:
     """A copy of the project at ``root`` in ``dst`` (which must not exist): both brains
     through SQLite's backup API (never a file copy: a ``cp`` of a live brain can tear it,
     and closing the copied descriptor drops this process's SQLite locks), and the
     ``config.toml`` files (plain text)."""
-    import sqlite3
-
-    from brainview.store.connect import connect
-
     for rel in (Path(".spikuit"), Path(".spikuit") / "agent"):
         (dst / rel).mkdir(parents=True)
         config = root / rel / "config.toml"
         if config.exists():
             (dst / rel / "config.toml").write_text(config.read_text())
-        src = connect(root / rel / "circuit.db", write=False, timeout=30)
-        out = sqlite3.connect(dst / rel / "circuit.db")
-        try:
-            src.backup(out)
-        finally:
-            out.close()
-            src.close()
+        copy_brain(root / rel / "circuit.db", dst / rel / "circuit.db")
     return dst

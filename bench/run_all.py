@@ -44,6 +44,7 @@ BENCHES: dict[str, list[list[str]]] = {
     "triage_keys": [[PY, "bench/bench_triage_keys.py"]],
     "clustering": [[PY, "bench/bench_clustering.py"]],
     "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
+    "intake": [[PY, "bench/bench_intake.py", "--size", "20k", "--runs", "3"]],
     "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
     "recall": [[PY, "bench/bench_recall.py"]],
     "recall_quality": [[PY, "bench/bench_recall_quality.py", "--sizes", "demo,agent100k"]],

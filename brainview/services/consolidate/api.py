@@ -18,7 +18,7 @@ from brainview.config import ConsolidateConfig
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
 from brainview.core.consolidation import Settings
-from brainview.errors import ConflictError
+from brainview.errors import ConflictError, InvalidInputError
 from brainview.services import intake, text_guard
 from brainview.services.communities.runner import Progress
 from brainview.services.consolidate import apply_agent
@@ -101,7 +101,8 @@ def queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> li
         item.proposal(pid, the_plan.planned_at, the_plan.planner)
         for pid, item in zip(ids, the_plan.items, strict=True)
     ]
-    batch = [p for start in range(0, len(raw), CHUNK) for p in _checked(project, raw, start, now)]
+    batch = _checked(project, raw, now)
+    del raw  # the parsed batch holds what is stored (the curator-format dicts can go)
     with agent.write() as conn:
         if plan_fingerprint(driver(conn), conn, agent.era) != the_plan.fingerprint:
             raise ConflictError("the agent brain changed since this plan was made: plan again")
@@ -129,10 +130,19 @@ CHUNK = 5_000
 """Items validated per intake batch (a large brain's first plan can hold 10,000+)."""
 
 
-def _checked(project: Project, raw: list[dict], start: int, now: datetime) -> list:  # type: ignore[type-arg]
-    batch = intake.parse_batch(raw[start : start + CHUNK], now)
-    intake.check_against_brains(project, batch)
-    return batch
+def _checked(project: Project, raw: list[dict], now: datetime) -> list:  # type: ignore[type-arg]
+    """Parse and check the items in chunks of :data:`CHUNK` (an error names the item's
+    index in its chunk, as before), every brain read made once for all chunks; a chunk
+    that does not parse is reported after the checks of the chunks before it."""
+    chunks: list[list] = []  # type: ignore[type-arg]
+    for start in range(0, len(raw), CHUNK):
+        try:
+            chunks.append(intake.parse_batch(raw[start : start + CHUNK], now))
+        except InvalidInputError:
+            intake.check_chunks(project, chunks)
+            raise
+    intake.check_chunks(project, chunks)
+    return [p for chunk in chunks for p in chunk]
 
 
 def apply_directly(

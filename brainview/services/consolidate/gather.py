@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -20,9 +21,20 @@ from brainview.services.communities.curves import reflection_cards
 from brainview.services.communities.runner import graph_fingerprint
 from brainview.store.bv_schema_communities import standing_fading
 from brainview.store.bv_schema_consolidation import kept_reflections, pending_targets
+from brainview.store.consolidate_reads import (
+    fire_aggregates,
+    lifecycle_rows,
+    live_policies,
+    live_reflections,
+    summarizes_links,
+    table_marks,
+    text_heads,
+    weak_synapses,
+)
 from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
-from brainview.store.rows import driver, select_in
+from brainview.store.reflection_cards import cards_aligned
+from brainview.store.rows import driver
 
 POLICY_TYPES = ("policy", "community_summary")
 
@@ -51,7 +63,7 @@ class AgentState:
     fires: dict[str, FireStats]
     r_now: dict[str, float | None]
     stability: dict[str, float | None]
-    last_review: dict[str, str | None]
+    last_review: Mapping[str, str | None]
     lifecycle: dict[str, str]
     """Latest lifecycle state of reflections that have one (``challenged`` …)."""
     fading: dict[str, str]
@@ -68,48 +80,53 @@ def plan_fingerprint(raw: sqlite3.Connection, conn: Connection, era: Era) -> str
     spike log, lifecycle and fading decisions, and how many plans were queued before.
     Two plans with the same fingerprint were planned from the same agent brain."""
     parts: list[object] = [graph_fingerprint(conn, era)]
-    parts += raw.execute("SELECT COUNT(*), MAX(id) FROM spike").fetchone()
-    for table in ("brainview_lifecycle", "brainview_fading_decision"):
-        if table_exists(conn, table):
-            parts += raw.execute(f"SELECT COUNT(*), MAX(id) FROM {table}").fetchone()
-    if table_exists(conn, "brainview_fading_decision"):
-        parts += raw.execute(
-            "SELECT COUNT(*) FROM brainview_fading_decision WHERE undone_at IS NOT NULL"
-        ).fetchone()
-    if table_exists(conn, "brainview_consolidation"):
-        parts += raw.execute("SELECT COUNT(*) FROM brainview_consolidation").fetchone()
+    names = ("brainview_lifecycle", "brainview_fading_decision", "brainview_consolidation")
+    parts += table_marks(raw, {t for t in names if table_exists(conn, t)})
     return hashlib.sha256("|".join(map(repr, parts)).encode()).hexdigest()[:16]
 
 
-NORMALISED = "replace(replace(fired_at, ' ', 'T'), 'Z', '+00:00')"
-"""A spike time in one spelling (the three of contracts §2 sort as strings then)."""
+FEW_CARDS = 50
+"""Up to this many reflections, cards come from the curves' reader (one at a time)."""
+
+
+class LastReviews(Mapping[str, "str | None"]):
+    """Reflection id → its last review as a brain timestamp (``None``: never reviewed),
+    formatted when asked: the plan needs it only for the reflections it prunes."""
+
+    def __init__(self, ids: list[str], last: np.ndarray, reviewed: np.ndarray) -> None:
+        self._pos = {rid: k for k, rid in enumerate(ids)}
+        self._last = last
+        self._reviewed = reviewed
+
+    def __getitem__(self, rid: str) -> str | None:
+        k = self._pos[rid]
+        if not self._reviewed[k]:
+            return None
+        return fsrs_math.format_ts(datetime.fromtimestamp(self._last[k], tz=UTC))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pos)
+
+    def __len__(self) -> int:
+        return len(self._pos)
 
 
 def _fire_stats(
     raw: sqlite3.Connection, live: set[str], created: dict[str, str | None], hot_from: datetime
 ) -> dict[str, FireStats]:
-    """Aggregated in SQL: last fire, fires in the hot window, latest spike id, and the
-    last three grades (a window function) — one row per reflection, not per spike."""
-    hot = fsrs_math.format_ts(hot_from)
-    agg: dict[str, tuple[str, int, int]] = {}
-    for rid, last, recent, top in raw.execute(
-        f"SELECT neuron_id, MAX({NORMALISED}), SUM({NORMALISED} >= ?), MAX(id) FROM spike "
-        "GROUP BY neuron_id",
-        (hot,),
-    ):
-        if rid in live:
-            agg[rid] = (last, int(recent or 0), int(top))
-    misses: dict[str, tuple[int, int]] = {}
-    for rid, missed, graded in raw.execute(
-        "SELECT neuron_id, SUM(grade = 1), COUNT(*) FROM (SELECT neuron_id, grade, "
-        f"ROW_NUMBER() OVER (PARTITION BY neuron_id ORDER BY {NORMALISED} DESC, id DESC) "
-        "AS rn FROM spike) WHERE rn <= 3 GROUP BY neuron_id"
-    ):
-        misses[rid] = (int(missed or 0), int(graded))
+    """Aggregated in SQL (:func:`~brainview.store.consolidate_reads.fire_aggregates`):
+    last fire, fires in the hot window, latest spike id, and the last three grades —
+    one row per reflection, not per spike."""
+    agg: dict[str, tuple[str, int, int, int, int]] = {
+        rid: (last, recent, top, missed, graded)
+        for rid, last, recent, top, missed, graded in fire_aggregates(
+            raw, fsrs_math.format_ts(hot_from)
+        )
+    }
     out: dict[str, FireStats] = {}
     for rid in live:
-        last, recent, top = agg.get(rid, (None, 0, None))  # type: ignore[assignment]
-        missed, graded = misses.get(rid, (0, 0))
+        row = agg.get(rid)
+        last, recent, top, missed, graded = row if row else (None, 0, None, 0, 0)
         out[rid] = FireStats(
             created_at=created.get(rid),
             last_fire=last,  # already one spelling (NORMALISED); parsed where needed
@@ -122,20 +139,12 @@ def _fire_stats(
 
 
 def _policies(raw: sqlite3.Connection, era: Era, live: set[str]) -> dict[str, Policy]:
-    kinds = ", ".join(f"'{t}'" for t in POLICY_TYPES)
     out = {
         pid: Policy(pid, content or "", [], [])
-        for pid, content in raw.execute(
-            f"SELECT id, content FROM neuron n WHERE n.type IN ({kinds}) AND {era.live('n')} "
-            "ORDER BY id"
-        )
+        for pid, content in live_policies(raw, era, POLICY_TYPES)
     }
     if out:
-        retired = "s.retired_at" if "retired_at" in era.synapse_cols else "NULL"
-        for pre, post, gone in raw.execute(
-            f"SELECT pre, post, {retired} FROM synapse s WHERE s.type = 'summarizes' "
-            "ORDER BY pre, post"
-        ):
+        for pre, post, gone in summarizes_links(raw, era):
             if pre in out:
                 out[pre].targets.append(post)
                 if gone is None and post in live:
@@ -146,48 +155,42 @@ def _policies(raw: sqlite3.Connection, era: Era, live: set[str]) -> dict[str, Po
 def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentState:
     """Read everything but texts (inside the caller's read transaction)."""
     raw = driver(conn)
-    rows = raw.execute(
-        "SELECT id, domain, created_at FROM neuron n WHERE n.type = 'reflection' AND "
-        f"{era.live('n')} ORDER BY id"
-    ).fetchall()
+    rows = live_reflections(raw, era)
     ids = [r[0] for r in rows]
     live = set(ids)
     created = {r[0]: r[2] for r in rows}
-    stab, last = reflection_cards(conn, era, ids)
+    if era.card_source == "fsrs_state" and len(ids) > FEW_CARDS:
+        stab, last = cards_aligned(conn, era, ids)
+    else:
+        stab, last = reflection_cards(conn, era, ids)
     r_now = fsrs_math.retrievability(stab, last, now)
     reviewed = np.isfinite(stab) & np.isfinite(last)
     lifecycle: dict[str, str] = {}
     if table_exists(conn, "brainview_lifecycle"):
-        for rid, state in raw.execute(
-            "SELECT reflection_id, state FROM brainview_lifecycle ORDER BY id"
-        ):
+        for rid, state in lifecycle_rows(raw):
             if rid in live:
                 lifecycle[rid] = state
     # SHY only ever looks at weak links: filter in SQL (a big brain has 100,000s).
+    # Ends and types point at one string object each (not one per row): ~90k rows at 100k.
+    same = dict(zip(ids, ids, strict=True))
+    types: dict[str, str] = {}
     synapses = [
-        SynapseRow(pre, post, typ, float(w or 0.0))
-        for pre, post, typ, w in raw.execute(
-            "SELECT pre, post, type, weight FROM synapse s WHERE s.type != 'summarizes' AND "
-            f"s.weight < ? AND {era.live_synapse('s')} ORDER BY pre, post, type",
-            (s.weak_below,),
-        )
+        SynapseRow(same[pre], same[post], types.setdefault(typ, typ), float(w or 0.0))
+        for pre, post, typ, w in weak_synapses(raw, era, s.weak_below)
         if pre in live and post in live
     ]
+    del same
+    skills: dict[str, str] = {}
     hot_from = fsrs_math.ensure_utc(now) - timedelta(days=s.hot_days)
     return AgentState(
         fingerprint=plan_fingerprint(raw, conn, era),
         ids=ids,
-        skill={r[0]: r[1] or "" for r in rows},
+        skill={r[0]: skills.setdefault(r[1] or "", r[1] or "") for r in rows},
         created=created,
         fires=_fire_stats(raw, live, created, hot_from),
         r_now={rid: float(r_now[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
         stability={rid: float(stab[k]) if reviewed[k] else None for k, rid in enumerate(ids)},
-        last_review={
-            rid: fsrs_math.format_ts(datetime.fromtimestamp(last[k], tz=UTC))
-            if reviewed[k]
-            else None
-            for k, rid in enumerate(ids)
-        },
+        last_review=LastReviews(ids, last, reviewed),
         lifecycle=lifecycle,
         fading={rid: d.action for rid, d in standing_fading(conn).items() if rid in live},
         synapses=synapses,
@@ -203,5 +206,4 @@ TEXT_CHARS = 2_000
 
 def texts(conn: Connection, ids: list[str], chars: int = TEXT_CHARS) -> dict[str, str]:
     """The first ``chars`` characters of each of ``ids``."""
-    sql = f"SELECT id, substr(content, 1, {int(chars)}) FROM neuron WHERE id IN ({{marks}})"
-    return {nid: content or "" for nid, content in select_in(driver(conn), sql, ids)}
+    return text_heads(driver(conn), ids, chars)

@@ -171,12 +171,13 @@ def policy_id(plan_id: str, members: list[str]) -> str:
 
 
 def _summarize(
-    st: AgentState, c: int, members: list[str], previous: str | None, texts: dict[str, str],
+    st: AgentState, c: int, members: list[str], previous: str | None, read: Texts,
     out: _Plan,
 ) -> None:  # fmt: skip
     if len(members) > MAX_NEURONS_PER_PROPOSAL:  # the most stable ones speak for it
         members = sorted(members, key=lambda m: (-(st.stability[m] or 0.0), m))
         members = sorted(members[:MAX_NEURONS_PER_PROPOSAL])
+    texts = read(members) if members else {}
     people = [Member(m, texts.get(m, ""), st.stability[m], st.skill[m]) for m in members]
     body = draft(people)[:MAX_POLICY_TEXT]
     r = [st.r_now[m] for m in members if st.r_now[m] is not None]
@@ -236,10 +237,8 @@ def build(
         groups, more = rem_groups(st, part, excluded, s)
         out.skipped.update(more)
         keep = current_policies(st, part, s)
-        wanted = sorted({m for _c, members, _p in groups for m in members})
-        contents = texts(wanted) if wanted else {}
-        for c, members, previous in groups:
-            _summarize(st, c, members, previous, contents, out)
+        for c, members, previous in groups:  # texts read per draft: memory stays flat
+            _summarize(st, c, members, previous, texts, out)
             if previous:
                 keep.add(previous)
     _orphans(st, keep, out)

@@ -24,6 +24,12 @@ from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.consolidate import apply_agent
 from brainview.services.consolidate.gather import texts
 from brainview.store.bv_schema_consolidation import item_of
+from brainview.store.consolidate_reads import (
+    content_of,
+    contrasts_touching,
+    last_grades,
+    summarized_by,
+)
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids
 from brainview.store.rows import driver
@@ -63,26 +69,13 @@ def counter_examples(conn: Connection, era: Era, members: list[str]) -> list[Cou
     raw = driver(conn)
     out: list[tuple[str, str]] = []
     for rid in members:
-        grades = [
-            int(g)
-            for (g,) in raw.execute(
-                "SELECT grade FROM spike WHERE neuron_id = ? ORDER BY fired_at DESC, id DESC "
-                "LIMIT 3",
-                (rid,),
-            )
-        ]
+        grades = last_grades(raw, rid, 3)
         misses = sum(1 for g in grades if g == 1)
         if grades and misses * 2 > len(grades):
             out.append((rid, f"graded miss {misses} of its last {len(grades)} times"))
     mset = set(members)
     seen: set[tuple[str, str]] = set()
-    marks = ",".join("?" * len(members))
-    for pre, post in raw.execute(
-        f"SELECT pre, post FROM synapse s WHERE s.type = 'contrasts' AND "
-        f"{era.live_synapse('s')} AND (pre IN ({marks}) OR post IN ({marks})) "
-        "ORDER BY pre, post",
-        [*members, *members],
-    ):
+    for pre, post in contrasts_touching(raw, era, members):
         pair = (min(pre, post), max(pre, post))
         if pair in seen:
             continue
@@ -100,17 +93,10 @@ def _previous(conn: Connection, era: Era, view: AgentItemView, p: dict[str, Any]
     if not prev:
         return
     raw = driver(conn)
-    row = raw.execute("SELECT content FROM neuron WHERE id = ?", (prev,)).fetchone()
+    row = content_of(raw, str(prev))
     if row is None:
         return
-    old_members = {
-        post
-        for (post,) in raw.execute(
-            "SELECT post FROM synapse s WHERE s.pre = ? AND s.type = 'summarizes' AND "
-            f"{era.live_synapse('s')}",
-            (prev,),
-        )
-    }
+    old_members = summarized_by(raw, era, str(prev))
     view.previous_id, view.previous_text = str(prev), row[0] or ""
     view.diff = diff(view.previous_text, old_members, str(p["text"]), set(p["members"]))
 

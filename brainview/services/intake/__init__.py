@@ -16,20 +16,32 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math, proposal_rules
 from brainview.core.proposal_parse import Proposal, fail, parse_many
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
-from brainview.services.intake.agent import check_agent_refs
-from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status, statuses
+from brainview.services.intake.agent import agent_ref_ids, check_agent_refs
+from brainview.services.lifecycle import INVALIDATED, LIVE, RETIRED, Status
 from brainview.services.lifecycle.blast import add_flags
-from brainview.services.lifecycle.tombstones import near_many
+from brainview.services.lifecycle.tombstones import Match, near_many
 from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.era import Era
-from brainview.store.readmodel import neurons_by_ids, table_exists
+from brainview.store.intake_reads import (
+    kinds_and_retired,
+    latest_lifecycle,
+    live_synapses,
+    liveness,
+)
+from brainview.store.proposal_rows import (
+    has_any,
+    insert_consults,
+    insert_proposals,
+    queued_among,
+)
+from brainview.store.readmodel import SynapseKey, live_domains, neurons_by_ids, table_exists
 
 MAX_BATCH = proposal_rules.MAX_BATCH
 MAX_CONSULTED = proposal_rules.MAX_CONSULTED
@@ -49,49 +61,87 @@ def parse_batch(raw: object, now: datetime | None = None) -> list[Proposal]:
 
 
 def check_against_brains(project: Project, batch: list[Proposal]) -> None:
-    """Named user neurons live, synapses and domains present, reflections usable."""
+    """Named user neurons live, synapses and domains present, reflections usable.
+
+    Set-based: each kind of reference is read for the whole batch at once (neurons and
+    reflections by id, synapses by primary key, each domain probed once), then the
+    proposals are checked in order, so the first problem reported is the same as one
+    proposal at a time would find."""
+    check_chunks(project, [batch])
+
+
+def check_chunks(project: Project, chunks: list[list[Proposal]]) -> None:
+    """:func:`check_against_brains` for batches checked one after the other (an error
+    names its proposal's index in its own chunk), with every brain read made once for
+    all of them."""
     agent = project.require_agent()
+    every = [p for chunk in chunks for p in chunk]
     with project.user.read() as uconn:
-        all_ids = [n for p in batch for n in p.refs.neurons]
-        found = neurons_by_ids(uconn, project.user.era, all_ids)
-        for i, p in enumerate(batch):
-            for nid in p.refs.neurons:
-                row = found.get(nid)
-                if row is None:
-                    raise _fail(i, "params", f"user neuron {nid} does not exist")
-                if not row.live:
-                    raise _fail(i, "params", f"user neuron {nid} is retired")
-            _check_synapse(uconn, project, p, i)
-            for dom in p.refs.domains:
-                n = uconn.execute(
-                    text(
-                        f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND "
-                        f"{project.user.era.live('neuron')}"
-                    ),
-                    {"d": dom},
-                ).scalar_one()
-                if not n:
-                    raise _fail(i, "params", f"domain {dom!r} has no live neurons")
+        era = project.user.era
+        found = liveness(uconn, era, [n for p in every for n in p.refs.neurons])
+        synapses = live_synapses(uconn, era, [p.refs.synapse for p in every if p.refs.synapse])
+        domains = live_domains(uconn, era, [d for p in every for d in p.refs.domains])
     with agent.read() as aconn:
-        check_agent_refs(aconn, agent.era, batch, _fail)
-        refl_ids = [r for p in batch for r in [c[0] for c in p.consulted] + p.retrieved]
-        refl = statuses(aconn, agent.era, refl_ids)
-        for i, p in enumerate(batch):
-            for j, (rid, _s, _n) in enumerate(p.consulted):
-                _check_reflection(refl.get(rid), rid, i, f"consulted[{j}].reflection")
-            for j, rid in enumerate(p.retrieved):
-                _check_reflection(refl.get(rid), rid, i, f"retrieved[{j}]")
-        if table_exists(aconn, "brainview_proposal"):
-            ids = [p.id for p in batch]
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join(f":p{k}" for k in range(len(chunk)))
-                dup = aconn.execute(
-                    text(f"SELECT id FROM brainview_proposal WHERE id IN ({marks})"),
-                    {f"p{k}": v for k, v in enumerate(chunk)},
-                ).first()
-                if dup:
-                    raise _fail(ids.index(dup[0]), "id", f"{dup[0]} already queued")
+        refl_ids = [r for p in every for r in [c[0] for c in p.consulted] + p.retrieved]
+        rows = kinds_and_retired(aconn, agent.era, agent_ref_ids(every) + refl_ids)
+        refl = _statuses(aconn, agent.era, refl_ids, rows)
+        queued = table_exists(aconn, "brainview_proposal")
+        for batch in chunks:
+            _check_user(batch, found, synapses, domains)
+            check_agent_refs(aconn, agent.era, batch, _fail, found=rows)
+            for i, p in enumerate(batch):
+                for j, (rid, _s, _n) in enumerate(p.consulted):
+                    _check_reflection(refl.get(rid), rid, i, f"consulted[{j}].reflection")
+                for j, rid in enumerate(p.retrieved):
+                    _check_reflection(refl.get(rid), rid, i, f"retrieved[{j}]")
+            if queued:
+                ids = [p.id for p in batch]
+                dup = queued_among(aconn, ids)
+                if dup is not None:
+                    raise _fail(ids.index(dup), "id", f"{dup} already queued")
+
+
+def _check_user(
+    batch: list[Proposal], found: dict[str, bool], synapses: set[SynapseKey], domains: set[str]
+) -> None:
+    for i, p in enumerate(batch):
+        for nid in p.refs.neurons:
+            live = found.get(nid)
+            if live is None:
+                raise _fail(i, "params", f"user neuron {nid} does not exist")
+            if not live:
+                raise _fail(i, "params", f"user neuron {nid} is retired")
+        _check_synapse(p, i, synapses)
+        for dom in p.refs.domains:
+            if dom not in domains:
+                raise _fail(i, "params", f"domain {dom!r} has no live neurons")
+
+
+def _statuses(
+    conn: Connection,
+    era: Era,
+    ids: list[str],
+    rows: dict[str, tuple[str | None, str | None]] | None = None,
+) -> dict[str, Status]:
+    """:func:`brainview.services.lifecycle.statuses` read lean (no content, no row
+    objects): the same states, for the thousands of reflections a consolidation names.
+    ``rows`` (from :func:`~brainview.store.intake_reads.kinds_and_retired`, covering
+    ``ids``) saves reading the neurons again."""
+    if rows is None:
+        found = kinds_and_retired(conn, era, ids)
+    else:
+        found = {rid: rows[rid] for rid in dict.fromkeys(ids) if rid in rows}
+    latest = latest_lifecycle(conn, found) if found and table_exists(conn, _LIFECYCLE) else {}
+    out: dict[str, Status] = {}
+    for rid, (_type, retired_at) in found.items():
+        state, reason, actor, at, batch = latest.get(rid, (LIVE, "", None, None, None))  # type: ignore[arg-type]
+        if retired_at is not None and state != INVALIDATED:
+            state = RETIRED
+        out[rid] = Status(rid, state, reason, actor, at, batch, retired_at)
+    return out
+
+
+_LIFECYCLE = "brainview_lifecycle"
 
 
 def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> None:
@@ -106,9 +156,12 @@ def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> No
 def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
     """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones."""
     used = {r: role for p in batch for r, role in _reflections(p)}
-    states = statuses(conn, era, list(used))
-    texts = neurons_by_ids(conn, era, [r for r, s in states.items() if s.state != "invalidated"])
-    lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
+    states = _statuses(conn, era, list(used))
+    lookalikes: dict[str, list[Match]] = {}
+    if table_exists(conn, "brainview_tombstone_band") and has_any(conn, "brainview_tombstone_band"):
+        alive = [r for r, s in states.items() if s.state != "invalidated"]
+        texts = neurons_by_ids(conn, era, alive)
+        lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
     for p in batch:
         flags = []
         for rid, role in _reflections(p):
@@ -128,18 +181,14 @@ def _reflections(p: Proposal) -> list[tuple[str, str]]:
     return [(r, "consulted") for r, _s, _n in p.consulted] + [(r, "retrieved") for r in p.retrieved]
 
 
-def _check_synapse(conn: Connection, project: Project, p: Proposal, i: int) -> None:
+def _check_synapse(p: Proposal, i: int, live: set[SynapseKey]) -> None:
     if p.refs.synapse is None:
         return
     pre, post, typ = p.refs.synapse
-    live = project.user.era.live_synapse("synapse")
-    row = conn.execute(
-        text(f"SELECT weight FROM synapse WHERE pre=:a AND post=:b AND type=:t AND {live}"),
-        {"a": pre, "b": post, "t": typ},
-    ).first()
-    if p.kind == "add_synapse" and row is not None:
+    exists = p.refs.synapse in live
+    if p.kind == "add_synapse" and exists:
         raise _fail(i, "params", f"synapse {pre} -{typ}→ {post} already exists")
-    if p.kind in ("remove_synapse", "set_synapse_weight") and row is None:
+    if p.kind in ("remove_synapse", "set_synapse_weight") and not exists:
         raise _fail(i, "params", f"synapse {pre} -{typ}→ {post} does not exist")
 
 
@@ -147,48 +196,31 @@ def store(conn: Connection, batch: list[Proposal], *, source: str, now: datetime
     """Insert a validated batch (inside the caller's agent-brain transaction)."""
     ensure_schema(conn)
     received = fsrs_math.format_ts(now)
-    conn.execute(
-        text(
-            "INSERT INTO brainview_proposal (id, skill, kind, params_json, rationale, "
-            "created_at, received_at, status, runtime, source, summary, n_consulted, suspicion) "
-            "VALUES (:id, :skill, :kind, :params, :rationale, :created, :received, 'pending', "
-            ":runtime, :source, :summary, :n, :suspicion)"
-        ),
-        [
-            {
-                "id": p.id,
-                "skill": p.skill,
-                "kind": p.kind,
-                "params": json.dumps(p.params, ensure_ascii=False, sort_keys=True, allow_nan=False),
-                "rationale": p.rationale,
-                "created": p.created_at,
-                "received": received,
-                "runtime": p.runtime,
-                "source": source,
-                "summary": p.summary,
-                "n": len(p.consulted),
-                "suspicion": p.suspicion,
-            }
+    insert_proposals(
+        conn,
+        (
+            (
+                p.id, p.skill, p.kind,
+                json.dumps(p.params, ensure_ascii=False, sort_keys=True, allow_nan=False),
+                p.rationale, p.created_at, received, "pending", p.runtime, source, p.summary,
+                len(p.consulted), p.suspicion,
+            )
             for p in batch
+        ),
+    )  # fmt: skip
+    insert_consults(
+        conn,
+        [
+            (p.id, rid, "consulted", stance, note, q)
+            for p in batch
+            for q, (rid, stance, note) in enumerate(p.consulted)
+        ]
+        + [
+            (p.id, rid, "retrieved", None, None, q)
+            for p in batch
+            for q, rid in enumerate(p.retrieved)
         ],
     )
-    rows = [
-        {"p": p.id, "r": rid, "role": "consulted", "s": stance, "n": note, "q": q}
-        for p in batch
-        for q, (rid, stance, note) in enumerate(p.consulted)
-    ] + [
-        {"p": p.id, "r": rid, "role": "retrieved", "s": None, "n": None, "q": q}
-        for p in batch
-        for q, rid in enumerate(p.retrieved)
-    ]
-    if rows:
-        conn.execute(
-            text(
-                "INSERT INTO brainview_consult (proposal_id, reflection_id, role, stance, "
-                "note, seq) VALUES (:p, :r, :role, :s, :n, :q)"
-            ),
-            rows,
-        )
 
 
 def submit(

@@ -8,14 +8,14 @@ the same as for any proposal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
 
 from brainview.errors import InvalidInputError
 from brainview.store.era import Era
-from brainview.store.readmodel import neurons_by_ids
+from brainview.store.intake_reads import kinds_and_retired
 
 if TYPE_CHECKING:
     from brainview.services.intake import Proposal
@@ -32,25 +32,35 @@ def _policy_refs(p: Proposal) -> set[str]:
     return {str(previous)} if previous else set()
 
 
+def agent_ref_ids(batch: Sequence[Proposal]) -> list[str]:
+    """The agent-brain ids a batch's params name, and the ids of the policies it adds."""
+    named = [r for p in batch for r in p.refs.reflections]
+    return named + [str(p.params["policy"]) for p in batch if p.kind == "summarize_community"]
+
+
 def check_agent_refs(
     conn: Connection,
     era: Era,
     batch: Sequence[Proposal],
     fail: Callable[[int, str, str], InvalidInputError],
+    *,
+    found: Mapping[str, tuple[str | None, str | None]] | None = None,
 ) -> None:
-    """Refuse (the first problem, naming the proposal) unusable agent-brain references."""
-    named = [r for p in batch for r in p.refs.reflections]
-    new_ids = [str(p.params["policy"]) for p in batch if p.kind == "summarize_community"]
-    found = neurons_by_ids(conn, era, named + new_ids)
+    """Refuse (the first problem, naming the proposal) unusable agent-brain references.
+    ``found`` (``id → (type, retired_at)`` covering :func:`agent_ref_ids`) saves the read."""
+    if found is None:
+        found = kinds_and_retired(conn, era, agent_ref_ids(batch))
     for i, p in enumerate(batch):
+        policies = _policy_refs(p)
         for rid in p.refs.reflections:
             row = found.get(rid)
             if row is None:
                 raise fail(i, "params", f"agent-brain neuron {rid} does not exist")
-            if not row.live and rid != p.params.get("previous_policy"):
+            typ, retired_at = row
+            if retired_at is not None and rid != p.params.get("previous_policy"):
                 raise fail(i, "params", f"agent-brain neuron {rid} is retired")
-            want = POLICIES if rid in _policy_refs(p) else ("reflection",)
-            if row.type not in want:
-                raise fail(i, "params", f"{rid} is a {row.type}, not a {' or '.join(want)}")
+            want = POLICIES if rid in policies else ("reflection",)
+            if typ not in want:
+                raise fail(i, "params", f"{rid} is a {typ}, not a {' or '.join(want)}")
         if p.kind == "summarize_community" and str(p.params["policy"]) in found:
             raise fail(i, "params.policy", f"{p.params['policy']} already exists")

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.json_strict import loads_input
@@ -43,6 +43,7 @@ from brainview.services.project import Project
 from brainview.store.bv_schema import ensure_apply_schema
 from brainview.store.connect import refuse_brain_path
 from brainview.store.era import Era
+from brainview.store.plan_item_rows import insert_plan_items, intents_of_plan, plan_items_of
 from brainview.store.readmodel import table_exists
 from brainview.store.rows import driver
 
@@ -188,13 +189,7 @@ def import_plan(
         with project.require_agent().write() as conn:
             intake.store(conn, batch, source=source, now=now)
             ensure_apply_schema(conn)
-            conn.execute(
-                text(
-                    "INSERT INTO brainview_plan_item (proposal_id, plan_digest, state_hash, "
-                    "seq, action, item_json) VALUES (:p, :d, :h, :q, :a, :j)"
-                ),
-                rows,
-            )
+            insert_plan_items(conn, rows)
     return batch
 
 
@@ -223,16 +218,8 @@ def hash_reasons(
     if not ids or not (table_known or table_exists(agent_conn, "brainview_plan_item")):
         return {}
     plans: dict[str, tuple[str, list[str]]] = {}
-    agent_raw = driver(agent_conn)
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        marks = ",".join("?" * len(chunk))
-        for pid, dig, state in agent_raw.execute(
-            "SELECT proposal_id, plan_digest, state_hash FROM brainview_plan_item "
-            f"WHERE proposal_id IN ({marks})",
-            chunk,
-        ):
-            plans.setdefault(dig, (state, []))[1].append(pid)
+    for pid, dig, state in plan_items_of(agent_conn, ids):
+        plans.setdefault(dig, (state, []))[1].append(pid)
     out: dict[str, str] = {}
     raw = driver(user_conn)
     for dig, (state, pids) in plans.items():
@@ -251,15 +238,7 @@ def _own_changes(agent_conn: Connection, raw: Any, plan_digest: str) -> list[Row
     """Row changes brainview applied (and did not revert) for items of one plan."""
     if not table_exists(agent_conn, "brainview_apply_intent"):
         return []
-    rows = agent_conn.execute(
-        text(
-            "SELECT i.decision_id, i.action, i.changeset_id, i.plan_json "
-            "FROM brainview_apply_intent i JOIN brainview_plan_item p "
-            "ON p.proposal_id = i.proposal_id WHERE p.plan_digest = :d "
-            "ORDER BY i.created_at, i.rowid"
-        ),
-        {"d": plan_digest},
-    ).fetchall()
+    rows = intents_of_plan(agent_conn, plan_digest)
     reverted = {d for d, action, cs, _j in rows if action == "revert" and changeset_exists(raw, cs)}
     changes: list[RowChange] = []
     for decision_id, action, cs, plan_json in rows:

@@ -18,17 +18,19 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from sqlalchemy import text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
-from brainview.services.communities.curves import crossing_days, reflection_cards
 from brainview.services.metrics import seed
 from brainview.services.metrics.consolidation import (
     ConsolidationAcceptance,
     consolidation_acceptance,
 )
 from brainview.services.project import Project
+from brainview.store.era import Era
+from brainview.store.metrics_reads import live_policy_created, live_reflection_ids
 from brainview.store.readmodel import table_exists
+from brainview.store.reflection_cards import count_live_reflections, reviewed_cards
 
 
 def week_of(ts: str | datetime) -> str:
@@ -181,30 +183,55 @@ def agent_metrics(project: Project, now: datetime, *, threshold: float, days: in
         if table_exists(conn, "brainview_decision") and table_exists(conn, "brainview_proposal"):
             _decisions(out, seed.read_decisions(conn), born)
         out.consolidations = consolidation_acceptance(conn)
-        live = agent.era.live("n")
         born_weeks: dict[str, int] = defaultdict(int)
-        for (created,) in conn.execute(
-            text(f"SELECT created_at FROM neuron n WHERE n.type = 'policy' AND {live}")
-        ):
+        for created in live_policy_created(conn, agent.era):
             born_weeks[week_of(created)] += 1
         out.policies_per_week = dict(sorted(born_weeks.items()))
-        ids = [
-            r[0]
-            for r in conn.execute(
-                text(f"SELECT n.id FROM neuron n WHERE n.type = 'reflection' AND {live}")
-            )
-        ]
-        stab, last = reflection_cards(conn, agent.era, ids)
-    cross = crossing_days(stab, last, now, threshold)
+        stab, last, never = _cards(conn, agent.era)
+    cross = _crossing_days(stab, last, now, threshold)
     reviewed = np.isfinite(cross)
     out.at_risk = AtRisk(
         threshold=threshold,
         days=days,
         below_now=int((reviewed & (cross <= 0)).sum()),
         within_days=int((reviewed & (cross > 0) & (cross <= days)).sum()),
-        never_reviewed=int((~reviewed).sum()),
+        never_reviewed=int((~reviewed).sum()) + never,
     )
     return out
+
+
+def _cards(conn: Connection, era: Era) -> tuple[np.ndarray, np.ndarray, int]:
+    """The live reflections' ``(stability, last review)`` columns and how many live
+    reflections are left out of them as never reviewed.  Many cards in ``fsrs_state``:
+    the reviewed ones only, in one statement (:mod:`brainview.store.reflection_cards`);
+    otherwise every live reflection, never-reviewed ones as NaN (the curves' reader)."""
+    if era.card_source == "fsrs_state":
+        total = count_live_reflections(conn, era)
+        if total > FEW_CARDS:
+            stab, last = reviewed_cards(conn, era)
+            return stab, last, total - len(stab)
+    from brainview.services.communities.curves import reflection_cards
+
+    ids = live_reflection_ids(conn, era)
+    stab, last = reflection_cards(conn, era, ids)
+    return stab, last, 0
+
+
+FEW_CARDS = 50
+"""Up to this many reflections the curves' reader (one card at a time) is used."""
+
+
+def _crossing_days(
+    stability: np.ndarray, last_review: np.ndarray, now: datetime, threshold: float
+) -> np.ndarray:
+    """Days from ``now`` until R falls to ``threshold`` (clamped at 0; NaN without a
+    card): the same expression as
+    :func:`brainview.services.communities.curves.crossing_days`, kept here so the
+    metrics do not import the communities package."""
+    d, f = fsrs_math.decay_and_factor()
+    elapsed = (fsrs_math.to_epoch_s(now) - np.asarray(last_review, dtype=np.float64)) / 86_400
+    t_cross = np.asarray(stability, dtype=np.float64) / f * (threshold ** (-1 / d) - 1)
+    return np.maximum(t_cross - elapsed, 0.0)
 
 
 def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) -> None:

@@ -13,10 +13,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.services.metrics.seed import rate
 from brainview.store.bv_schema_consolidation import consolidations
+from brainview.store.metrics_reads import consolidation_item_verdicts
 from brainview.store.readmodel import table_exists
 
 _SLOT = {"accept": 0, "reject": 1, "dismiss": 2}
@@ -87,20 +88,9 @@ def consolidation_acceptance(conn: Connection) -> list[ConsolidationAcceptance]:
     counts: dict[str, dict[str, list[int]]] = defaultdict(dict)
     first: dict[tuple[str, str], int] = {}
     if table_exists(conn, "brainview_consolidation_item"):
-        join, verdict = "", "NULL"
-        if table_exists(conn, "brainview_decision"):
-            join = (
-                "LEFT JOIN brainview_decision d ON d.proposal_id = i.proposal_id "
-                "AND d.undone_at IS NULL"
-            )
-            verdict = "d.verdict"
-        rows = conn.execute(
-            text(
-                f"SELECT i.consolidation_id, i.phase, {verdict}, COUNT(*), MIN(i.seq) "
-                f"FROM brainview_consolidation_item i {join} "
-                f"GROUP BY i.consolidation_id, i.phase, {verdict}"
-            )
-        ).all()
+        rows = consolidation_item_verdicts(
+            conn, with_decisions=table_exists(conn, "brainview_decision")
+        )
         for cid, phase, v, n, seq in rows:
             slots = counts[cid].setdefault(phase, [0, 0, 0, 0])  # accept, reject, dismiss, all
             if v in _SLOT:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
+from brainview.store.metrics_reads import first_created, standing_decisions
 
 UNKNOWN_RUNTIME = "unknown"
 """The runtime of proposals that named none."""
@@ -102,13 +103,7 @@ def _codes(values: list[str]) -> tuple[np.ndarray, list[str]]:
 
 def read_decisions(conn: Connection) -> Decisions:
     """Every standing (not undone) decision with its proposal's skill, runtime, kind."""
-    rows = conn.execute(
-        text(
-            "SELECT d.decided_at, d.verdict, d.seconds_on_screen, p.skill, p.runtime, p.kind "
-            "FROM brainview_decision d JOIN brainview_proposal p ON p.id = d.proposal_id "
-            "WHERE d.undone_at IS NULL"
-        )
-    ).all()
+    rows = standing_decisions(conn)
     at = epochs([r[0] for r in rows]) if rows else np.zeros(0)
     days = np.floor(at / DAY_S).astype(np.int64)
     slot = {v: k for k, v in enumerate(VERDICTS)}
@@ -202,9 +197,8 @@ def age_weeks(d: Decisions, born: datetime | None) -> np.ndarray:
 
 def agent_born(conn: Connection) -> datetime | None:
     """When the agent brain's first neuron (of any type, live or retired) was created."""
-    # replace() makes the space spelling sort like the 'T' one, so MIN is chronological.
-    row = conn.execute(text("SELECT MIN(replace(created_at, ' ', 'T')) FROM neuron")).first()
-    return fsrs_math.parse_ts(row[0]) if row and row[0] else None
+    first = first_created(conn)
+    return fsrs_math.parse_ts(first) if first else None
 
 
 def policies_accepted(d: Decisions) -> dict[str, int]:

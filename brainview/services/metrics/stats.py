@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
-from brainview.store import bounded
 from brainview.store.brain import Brain
+from brainview.store.metrics_reads import (
+    live_policies,
+    pending_refs,
+    proposals_by_status,
+    reflections_per_skill,
+)
 from brainview.store.readmodel import counts, table_exists
 
 
@@ -34,22 +39,9 @@ def brain_stats(brain: Brain) -> dict[str, Any]:
 
 def agent_extra(brain: Brain) -> dict[str, Any]:
     """Reflection-specific counts: live reflections per skill, policies."""
-    live = brain.era.live("neuron")
     with brain.read() as conn:
-        per_skill = {
-            (d or ""): int(n)
-            for d, n in conn.execute(
-                text(
-                    "SELECT domain, COUNT(*) FROM neuron WHERE type = 'reflection' AND "
-                    f"{live} GROUP BY domain ORDER BY domain"
-                )
-            )
-        }
-        policies = int(
-            conn.execute(
-                text(f"SELECT COUNT(*) FROM neuron WHERE type = 'policy' AND {live}")
-            ).scalar_one()
-        )
+        per_skill = reflections_per_skill(conn, brain.era)
+        policies = live_policies(conn, brain.era)
     return {
         "reflections": sum(per_skill.values()),
         "reflections_per_skill": per_skill,
@@ -63,13 +55,7 @@ def proposal_counts(conn: Connection) -> dict[str, int]:
     out = {"pending": 0, "accepted": 0, "rejected": 0, "dismissed": 0}
     if not table_exists(conn, "brainview_proposal"):
         return out
-    for status, n in conn.execute(
-        text(
-            "SELECT status, COUNT(*) FROM brainview_proposal WHERE kind <> 'outcome' "
-            "GROUP BY status"
-        )
-    ):
-        out[str(status)] = int(n)
+    out.update(proposals_by_status(conn))
     return out
 
 
@@ -78,15 +64,7 @@ def pending_stale(project: Project, agent_conn: Connection) -> int:
     (user brain and consolidation-plan state hash), all of them in one batch."""
     if not table_exists(agent_conn, "brainview_proposal"):
         return 0
-    items = [
-        QueuedRef(*r)
-        for r in agent_conn.execute(
-            text(
-                f"SELECT id, kind, {bounded.params()}, created_at, {bounded.size('params_json')} "
-                "FROM brainview_proposal WHERE status = 'pending'"
-            )
-        )
-    ]
+    items = [QueuedRef(*r) for r in pending_refs(agent_conn)]
     return len(stale_for(project, items, agent_conn=agent_conn))
 
 
