@@ -301,7 +301,7 @@ class BrainviewApp(App[int]):
             queued, plan_id = result
             self.notify(f"queued {queued} consolidation proposal(s): decide them here")
             self.action_go("triage")
-            from brainview.tui.screens.triage import TriageScreen
+            from brainview.tui.triage import TriageScreen
 
             if isinstance(self.screen, TriageScreen):
                 self.screen.call_after_refresh(self.screen.show_only, plan_id)
@@ -331,7 +331,7 @@ class BrainviewApp(App[int]):
 
     def _writing_changed(self, paused: bool) -> None:
         self.writing_paused = paused
-        from brainview.tui.screens.triage import TriageScreen
+        from brainview.tui.triage import TriageScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, TriageScreen):

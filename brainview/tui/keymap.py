@@ -19,7 +19,7 @@ def scopes() -> dict[str, list[Binding]]:
     from brainview.tui.app import BrainviewApp
     from brainview.tui.help import HelpScreen
     from brainview.tui.overview import OverviewScreen
-    from brainview.tui.screens.triage import TriageScreen
+    from brainview.tui.triage import TriageScreen
     from brainview.tui.widgets.confirm import ConfirmScreen
     from brainview.tui.widgets.reason_prompt import ReasonPrompt
 

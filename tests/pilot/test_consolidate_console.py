@@ -12,7 +12,7 @@ from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
 from brainview.tui.consolidate import ConsolidateScreen
-from brainview.tui.screens.triage import TriageScreen
+from brainview.tui.triage import TriageScreen
 from brainview.tui.widgets.policy_editor import PolicyEditor
 from tests.tui_helpers import settle
 

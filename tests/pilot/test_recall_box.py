@@ -25,7 +25,7 @@ from brainview.tui.recall import RecallScreen
 from brainview.tui.recall.box import RecallBox
 from brainview.tui.recall.render import NOT_LOGGED
 from brainview.tui.reflection import ReflectionScreen
-from brainview.tui.widgets.proposal_view import RETRIEVED_NOTE, RETRIEVED_TITLE
+from brainview.tui.triage.render_agent import RETRIEVED_NOTE, RETRIEVED_TITLE
 from tests.tui_helpers import settle
 
 

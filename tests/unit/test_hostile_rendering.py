@@ -41,7 +41,7 @@ from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
 from brainview.tui.lifecycle import InvalidateScreen
-from brainview.tui.screens.triage import TriageScreen
+from brainview.tui.triage import TriageScreen
 from brainview.tui.widgets.audit_view import AuditView
 from tests.tui_helpers import settle
 

@@ -60,9 +60,7 @@ FACE_TRANSITIONAL: dict[str, set[str]] = {}
 
 # Service packages whose SQL is being moved into store/ by the helpers who own them
 # (issue 18).  Shrink only: delete an entry when its package holds no SQL text.
-SQL_IN_SERVICES_ALLOWED = (
-    "services/apply/",
-)
+SQL_IN_SERVICES_ALLOWED = ("services/apply/",)
 
 SQL_TEXT = re.compile(
     r"\bSELECT\b[\s\S]*\b(?:FROM|WHERE)\b"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from brainview.core.safe_text import one_line, safe_text
-from brainview.tui.widgets.proposal_view import STANCE_MARK
+from brainview.core.vocabulary import STANCE_MARK
 from brainview.tui.widgets.suspicion import state_mark
 
 if TYPE_CHECKING:
