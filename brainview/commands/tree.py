@@ -481,7 +481,7 @@ def _learnings(sub: argparse._SubParsersAction) -> None:
         "new lines added, tombstoned text refused. Mapping and limits: docs/learnings.md.",
     )
     p.add_argument("dir", help="the .learnings directory (or ~/self-improving)")
-    p.add_argument("--into", metavar="PROJECT", help="project dir (default: DIR's parent)")
+    p.add_argument("--into", "-C", metavar="PROJECT", help="project dir (default: DIR's parent)")
     p.add_argument("--init", action="store_true", help="create missing brains (empty) first")
     p.add_argument("--dry-run", action="store_true", help="only parse and count; write nothing")
     _json(p)

@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 from test_cli import agent_db, cli, fresh, run, sql, user_db
 
+from brainview.demo.generator import DEMO_NOW
+from brainview.demo.learnings_gen import write_tree
+
 
 def _proposal_file(root: Path) -> Path:
     users = [r[0] for r in sql(user_db(root), "SELECT id FROM neuron WHERE retired_at IS NULL")]
@@ -36,6 +39,11 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
               "--situation", "the hint missed", "--consulted", f"{rid}:support"]  # fmt: skip
     if name in ("outcome show", "outcome undo"):
         assert cli(*report, "-C", str(root)).returncode == 0
+    tree = root / ".learnings"
+    if name.startswith("learnings"):
+        write_tree(root, DEMO_NOW)
+    if name == "learnings plan":
+        assert cli("learnings", "import", str(tree), "-C", str(root)).returncode == 0
     cases: dict[str, tuple[list[str], Any]] = {
         "propose": (["propose", str(_proposal_file(root))], lambda d: d["count"] == 1),
         "propose --dry-run": (
@@ -99,6 +107,11 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             ["recall", "--text", "merging keywords overlap"],
             lambda d: d["recall_id"].startswith("rc-") and d["hits"][0]["rank"] == 1,
         ),
+        "learnings import": (
+            ["learnings", "import", str(tree)],
+            lambda d: len(d["added"]) > 10 and d["root"] == str(tree),
+        ),
+        "learnings plan": (["learnings", "plan"], lambda d: len(d["queued"]) >= 4),
         "recall --no-log": (
             ["recall", "--text", "merging keywords overlap", "--no-log"],
             lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
@@ -115,7 +128,7 @@ SUBCOMMANDS = [
     "reflect disable", "reflect enable", "outcome report", "outcome show", "outcome undo",
     "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
-    "recall", "recall --no-log",
+    "recall", "recall --no-log", "learnings import", "learnings plan",
 ]  # fmt: skip
 
 
