@@ -32,13 +32,12 @@ def format_ref(neuron_id: str) -> str:
 
 
 def name_refs(
-    content: str, titles: dict[str, tuple[str, bool]], *, retired: str = "⚠ retired"
+    content: str, titles: dict[str, tuple[str, bool]], *, retired: str = "⊘ retired"
 ) -> str:
-    """``content`` with each ``[user:id]`` replaced by ``⟦title⟧`` (``⟦title ⚠ retired⟧``
+    """``content`` with each ``[user:id]`` replaced by ``⟦title⟧`` (``⟦title ⊘ retired⟧``
     when retired, ``⟦id ✗ dangling⟧`` when ``titles`` — id → (title, live) — lacks it).
 
-    ``retired`` is the mark for a retired neuron (screens whose legend reads ``⊘
-    retired`` pass that)."""
+    ``retired`` is the mark for a retired neuron: ``⊘ retired``, as every legend reads."""
 
     def named(match: re.Match[str]) -> str:
         found = titles.get(match.group(1))
