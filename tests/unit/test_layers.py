@@ -58,9 +58,9 @@ FACE_STORE_ALLOWED = frozenset(
 # screens; the replacement services exist (noted per entry).  Shrink only.
 FACE_TRANSITIONAL: dict[str, set[str]] = {}
 
-# Service packages whose SQL is being moved into store/ by the helpers who own them
-# (issue 18).  Shrink only: delete an entry when its package holds no SQL text.
-SQL_IN_SERVICES_ALLOWED = ("services/apply/",)
+# Service packages whose SQL is being moved into store/ (issue 18).  Empty now: every
+# service package is free of SQL text.  Shrink only — never add an entry.
+SQL_IN_SERVICES_ALLOWED: tuple[str, ...] = ()
 
 SQL_TEXT = re.compile(
     r"\bSELECT\b[\s\S]*\b(?:FROM|WHERE)\b"
@@ -188,6 +188,16 @@ def test_faces_reach_the_store_only_through_the_allowlist() -> None:
 
 def test_no_sql_text_in_services() -> None:
     assert sql_in_services() == []
+
+
+def test_the_services_scan_covers_every_service_module() -> None:
+    """The scan has nothing left out, and it reads the services that used to hold SQL
+    (so an empty result means no SQL, not an empty scan)."""
+    assert SQL_IN_SERVICES_ALLOWED == ()
+    scanned = {rel for rel, _tree in _modules("services")}
+    on_disk = {p.relative_to(PKG).as_posix() for p in (PKG / "services").rglob("*.py")}
+    assert scanned == on_disk
+    assert {"services/apply/intent.py", "services/apply/view.py"} <= scanned
 
 
 MAX_LINES = 300

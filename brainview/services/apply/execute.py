@@ -15,13 +15,10 @@ import sqlite3
 from brainview.errors import ConflictError
 from brainview.services.apply import hooks
 from brainview.services.apply.plan import Plan, RowChange
+from brainview.store.apply_rows import changeset_exists, insert_events
 from brainview.store.rows import delete_row, fetch_rows_raw, insert_row, key_dict, restore_row
 
-
-def changeset_exists(raw: sqlite3.Connection, changeset_id: str) -> bool:
-    """Whether the user brain already holds this changeset."""
-    found = raw.execute("SELECT 1 FROM changeset WHERE id = ?", (changeset_id,)).fetchone()
-    return found is not None
+__all__ = ["changeset_exists", "check", "describe_row", "execute"]
 
 
 def describe_row(change: RowChange) -> str:
@@ -68,10 +65,5 @@ def execute(raw: sqlite3.Connection, plan: Plan, *, mid_step: str | None = None)
         hooks.step(mid_step)
     changeset, events = plan.log_rows()
     insert_row(raw, "changeset", changeset)
-    if events:
-        cols = list(events[0])
-        raw.executemany(
-            f"INSERT INTO event ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-            [tuple(e[c] for c in cols) for e in events],
-        )
+    insert_events(raw, events)
     return True

@@ -16,21 +16,13 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
 from brainview.services.apply import owner
 from brainview.services.apply.plan import Plan
-from brainview.store.bv_schema import ensure_intent_owner, intent_has_owner
-from brainview.store.readmodel import table_exists
+from brainview.store import apply_intents as rows
 
 PENDING, DONE, ROLLED_BACK, FAILED = "pending", "done", "rolled_back", "failed"
-
-_COLS = (
-    "id, decision_id, proposal_id, action, changeset_id, tag, actor, planned_at, "
-    "plan_json, state, created_at, finished_at, note, batch_id"
-)
-_OWNER = ", owner"
-"""Schema 5 (read as ``NULL`` from tables without it: see :mod:`.owner`)."""
 
 
 @dataclass(frozen=True)
@@ -90,57 +82,34 @@ def write(
         batch_id=batch_id,
         owner=owner.process_owner(),
     )
-    ensure_intent_owner(conn)
-    conn.execute(
-        text(
-            f"INSERT INTO brainview_apply_intent ({_COLS}{_OWNER}) VALUES (:id, :decision_id, "
-            ":proposal_id, :action, :changeset_id, :tag, :actor, :planned_at, :plan_json, "
-            ":state, :created_at, :finished_at, :note, :batch_id, :owner)"
-        ),
-        intent.__dict__,
-    )
+    rows.insert_intent(conn, intent.__dict__)
     return intent
-
-
-def _select(conn: Connection, where: str, args: dict[str, object]) -> list[Intent]:
-    if not table_exists(conn, "brainview_apply_intent"):
-        return []
-    own = _OWNER if intent_has_owner(conn) else ", NULL"
-    rows = conn.execute(
-        text(
-            f"SELECT {_COLS}{own} FROM brainview_apply_intent WHERE {where} "
-            "ORDER BY created_at, rowid"
-        ),
-        args,
-    )
-    return [Intent(*r) for r in rows]
 
 
 def pending(conn: Connection) -> list[Intent]:
     """Every intent not carried out yet, oldest first."""
-    return _select(conn, "state = 'pending'", {})
+    return [Intent(*r) for r in rows.pending_intent_rows(conn)]
 
 
 def of_decision(conn: Connection, decision_id: str, action: str) -> Intent | None:
     """The latest intent of one kind for a decision."""
-    found = _select(conn, "decision_id = :d AND action = :a", {"d": decision_id, "a": action})
-    return found[-1] if found else None
+    found = rows.decision_intent_rows(conn, decision_id, action)
+    return Intent(*found[-1]) if found else None
 
 
 def of_batch(conn: Connection, batch_id: str) -> list[Intent]:
     """The pending intents written together."""
-    return _select(conn, "batch_id = :b AND state = 'pending'", {"b": batch_id})
+    return [Intent(*r) for r in rows.pending_batch_rows(conn, batch_id)]
+
+
+def state_of(conn: Connection, intent_id: str) -> str:
+    """One intent's ``state`` now (``missing`` when there is no such intent)."""
+    return rows.intent_state(conn, intent_id) or "missing"
 
 
 def finish(conn: Connection, intent: Intent, state: str, at: str, note: str | None = None) -> None:
     """Close an intent and move its decision's ``apply_state`` along."""
-    conn.execute(
-        text(
-            "UPDATE brainview_apply_intent SET state = :s, finished_at = :at, note = :n "
-            "WHERE id = :id AND state = 'pending'"
-        ),
-        {"s": state, "at": at, "n": note, "id": intent.id},
-    )
+    rows.close_intent(conn, intent.id, state, at, note)
     apply_state = {
         ("apply", DONE): "applied",
         ("revert", DONE): "reverted",
@@ -154,7 +123,4 @@ def finish(conn: Connection, intent: Intent, state: str, at: str, note: str | No
 
 def set_apply_state(conn: Connection, decision_id: str, state: str) -> None:
     """Set ``brainview_decision.apply_state``."""
-    conn.execute(
-        text("UPDATE brainview_decision SET apply_state = :s WHERE id = :id"),
-        {"s": state, "id": decision_id},
-    )
+    rows.set_decision_apply_state(conn, decision_id, state)

@@ -25,8 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, text
-
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, LockedError, ReadOnlyError
 from brainview.services.apply import hooks, owner
@@ -36,6 +34,7 @@ from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, require_apply_era
 from brainview.services.apply.view import Ctx, UserView
 from brainview.services.project import Project
+from brainview.store.apply_intents import clear_decision_undone, mark_decision_undone
 from brainview.store.effects import reapply_effects, revert_effects
 from brainview.store.rows import driver
 
@@ -147,22 +146,10 @@ def roll_back(
             for it in reversed(batch):
                 if it.action == "apply":
                     revert_effects(aconn, it.decision_id, what="roll back")
-                    aconn.execute(
-                        text(
-                            "UPDATE brainview_decision SET undone_at = :at, undone_by = :by "
-                            "WHERE id = :id"
-                        ),
-                        {"at": at, "by": ROLLBACK_ACTOR, "id": it.decision_id},
-                    )
+                    mark_decision_undone(aconn, it.decision_id, at, ROLLBACK_ACTOR)
                 else:
                     reapply_effects(aconn, it.decision_id)
-                    aconn.execute(
-                        text(
-                            "UPDATE brainview_decision SET undone_at = NULL, undone_by = NULL "
-                            "WHERE id = :id"
-                        ),
-                        {"id": it.decision_id},
-                    )
+                    clear_decision_undone(aconn, it.decision_id)
                 intents.finish(aconn, it, intents.ROLLED_BACK, at, reason)
         state = intents.ROLLED_BACK
     except ConflictError as err:
@@ -195,19 +182,12 @@ def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
             outcomes += carry_out(project, batch, now=now)
         except ConflictError as err:
             with agent.read() as aconn:
-                states = {it.id: _state(aconn, it.id) for it in batch}
+                states = {it.id: intents.state_of(aconn, it.id) for it in batch}
             outcomes += [
                 Outcome(it.decision_id, it.proposal_id, it.action, states[it.id], str(err))
                 for it in batch
             ]
     return outcomes
-
-
-def _state(conn: Connection, intent_id: str) -> str:
-    row = conn.execute(
-        text("SELECT state FROM brainview_apply_intent WHERE id = :id"), {"id": intent_id}
-    ).first()
-    return str(row[0]) if row else "missing"
 
 
 def open_intents(project: Project) -> int:

@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 from brainview.core import fsrs_math
 from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind, is_learning_kind
 from brainview.services.project import Project
+from brainview.store.apply_rows import table_exists_raw
 from brainview.store.bounded import too_large
 from brainview.store.era import Era
 from brainview.store.readmodel import (
@@ -30,7 +31,6 @@ from brainview.store.readmodel import (
     live_synapse_keys,
     neurons_by_ids,
 )
-from brainview.store.rows import driver
 
 
 @dataclass(frozen=True)
@@ -92,22 +92,12 @@ def stale_all(
 
         out.update(learning_stale(agent_conn, items))
     rest = [item.id for item in items if item.id not in out]
-    if rest and _has_table(agent_conn, "brainview_plan_item"):
+    if rest and table_exists_raw(agent_conn, "brainview_plan_item"):
         from brainview.services.intake.spkt_plan import hash_reasons  # plan imports are heavier
 
         found = hash_reasons(agent_conn, user_conn, era, rest, path=path, table_known=True)
         out.update(found)
     return out
-
-
-def _has_table(conn: Connection, name: str) -> bool:
-    """``table_exists`` through the raw driver (this runs on every accept)."""
-    found = (
-        driver(conn)
-        .execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
-        .fetchone()
-    )
-    return found is not None
 
 
 def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> dict[str, str]:

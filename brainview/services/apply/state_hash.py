@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from brainview.services.apply.plan import RowChange
+from brainview.store.apply_rows import live_synapse_edges, newest_live_neuron_ids, synapse_rowid
 from brainview.store.era import Era
 
 NODE_LIMIT = 100_000
@@ -46,19 +47,10 @@ def load_graph(raw: sqlite3.Connection, era: Era, path: Path | None = None) -> G
     key = _file_key(path) if path is not None else None
     if key is not None and key in _cache:
         return _cache[key]
-    live = era.live("neuron")
-    nodes = [
-        r[0]
-        for r in raw.execute(
-            f"SELECT id FROM neuron WHERE {live} ORDER BY created_at DESC LIMIT ?", (NODE_LIMIT,)
-        )
-    ]
-    syn_live = era.live_synapse("synapse")
+    nodes = newest_live_neuron_ids(raw, era, NODE_LIMIT)
     edges = {
         (pre, post, typ): (rowid, float(w or 0.0))
-        for rowid, pre, post, typ, w in raw.execute(
-            f"SELECT rowid, pre, post, type, weight FROM synapse WHERE {syn_live} ORDER BY rowid"
-        )
+        for rowid, pre, post, typ, w in live_synapse_edges(raw, era)
     }
     graph: Graph = (nodes, edges)
     if key is not None:
@@ -83,10 +75,8 @@ def _reverted(raw: sqlite3.Connection, graph: Graph, revert: Sequence[RowChange]
             if before is None or before.get("retired_at") is not None:
                 edges.pop(key, None)
                 continue
-            found = raw.execute(
-                "SELECT rowid FROM synapse WHERE pre = ? AND post = ? AND type = ?", key
-            ).fetchone()
-            rowid = int(found[0]) if found else (1 << 62)
+            found = synapse_rowid(raw, key)
+            rowid = found if found is not None else (1 << 62)
             edges[key] = (rowid, float(before.get("weight") or 0.0))
     return sorted(nodes), edges
 

@@ -17,8 +17,9 @@ from datetime import datetime
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError
 from brainview.services.apply.plan import ChangesetInfo, EventRow, Plan, RowChange
+from brainview.store import apply_rows
 from brainview.store.era import Era
-from brainview.store.rows import PRIMARY_KEYS, KeyTuple, Row, dicts, fetch_rows_raw, key_of
+from brainview.store.rows import PRIMARY_KEYS, KeyTuple, Row, fetch_rows_raw, key_of
 
 _STAGED_ROWID = 1 << 62
 
@@ -79,14 +80,12 @@ class UserView:
 
     # -- sets of rows -----------------------------------------------------------------
 
-    def _select(
-        self, table: str, sql: str, args: tuple[object, ...], keep: Callable[[Row], bool]
-    ) -> list[Row]:
-        """Stored rows from ``sql`` (which selects ``rowid AS bv_rowid, *``), overlaid
-        with staged images, plus staged rows that match; all filtered by ``keep``."""
+    def _overlay(self, table: str, stored: list[Row], keep: Callable[[Row], bool]) -> list[Row]:
+        """``stored`` rows (each with its ``bv_rowid``) overlaid with staged images,
+        plus staged rows that match; all filtered by ``keep``."""
         found: list[tuple[int, Row]] = []
         seen: set[KeyTuple] = set()
-        for row in dicts(self.raw.execute(sql, args)):
+        for row in stored:
             rowid = row.pop("bv_rowid")
             k = key_of(table, row)
             seen.add(k)
@@ -102,28 +101,25 @@ class UserView:
     def live_synapses(self, neuron_id: str, end: str) -> list[Row]:
         """Live synapse rows whose ``end`` (``pre`` or ``post``) is ``neuron_id``."""
         assert end in ("pre", "post")
-        return self._select(
+        return self._overlay(
             "synapse",
-            f"SELECT rowid AS bv_rowid, * FROM synapse WHERE {end} = ?",
-            (neuron_id,),
+            apply_rows.synapse_rows_at(self.raw, end, neuron_id),
             lambda r: r[end] == neuron_id and r.get("retired_at") is None,
         )
 
     def touching(self, neuron_id: str) -> list[Row]:
         """Live synapse rows with either end at ``neuron_id`` (each once)."""
-        return self._select(
+        return self._overlay(
             "synapse",
-            "SELECT rowid AS bv_rowid, * FROM synapse WHERE pre = ? OR post = ?",
-            (neuron_id, neuron_id),
+            apply_rows.synapse_rows_touching(self.raw, neuron_id),
             lambda r: neuron_id in (r["pre"], r["post"]) and r.get("retired_at") is None,
         )
 
     def in_domain(self, domain: str) -> list[Row]:
         """Every neuron row (retired ones too) whose domain is ``domain``."""
-        return self._select(
+        return self._overlay(
             "neuron",
-            "SELECT rowid AS bv_rowid, * FROM neuron WHERE domain = ?",
-            (domain,),
+            apply_rows.neuron_rows_in_domain(self.raw, domain),
             lambda r: r.get("domain") == domain,
         )
 
@@ -131,10 +127,9 @@ class UserView:
         """``neuron_source`` rows of a neuron (none when the table does not exist)."""
         if "neuron_source" not in self.era.tables:
             return []
-        return self._select(
+        return self._overlay(
             "neuron_source",
-            "SELECT rowid AS bv_rowid, * FROM neuron_source WHERE neuron_id = ?",
-            (neuron_id,),
+            apply_rows.source_link_rows(self.raw, neuron_id),
             lambda r: r["neuron_id"] == neuron_id,
         )
 
