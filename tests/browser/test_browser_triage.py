@@ -133,7 +133,7 @@ def test_triage_one_proposal_in_the_browser(chromium: Path, demo, tmp_path: Path
                 triage = _wait_for(page, r"36 pending[\s\S]*prop-[0-9a-f]+ · ")
                 focused = re.search(r"(prop-[0-9a-f]+) · ", triage).group(1)  # type: ignore[union-attr]
                 page.keyboard.press("a")
-                after = _wait_for(page, "35 pending")
+                after = _wait_for(page, rf"^(?![\s\S]*{focused})[\s\S]*35 pending")
                 shot = page.screenshot(path=str(tmp_path / "triage.png"))
             finally:
                 browser.close()

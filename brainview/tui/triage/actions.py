@@ -297,6 +297,6 @@ class TriageActions:
             return export_rows(rows, path)
 
         def done(n: int) -> None:
-            s.notify(f"exported {n} row(s) to {one_line(str(path), 80)}", markup=False)
+            s.notify(f"exported {n} row(s) to {one_line(str(path), 400)}", markup=False)
 
         run_service(s, job, group="export", done=done)
