@@ -80,8 +80,8 @@ def check_brain_path(path: Path) -> None:
         raise ReadOnlyError(f"cannot read {path}: permission denied")
 
 
-_OPENED: set[tuple[int, int]] = set()
-"""``(st_dev, st_ino)`` of every brain this process has connected to."""
+_OPENED: dict[tuple[int, int], Path] = {}
+"""``(st_dev, st_ino)`` → path of every brain this process has connected to."""
 
 
 def file_identity(path: Path) -> tuple[int, int] | None:
@@ -93,6 +93,14 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def _is_an_opened_brain(ident: tuple[int, int] | None) -> bool:
+    """Whether ``ident`` is a brain this process opened *and that brain is still there*:
+    once a brain file is deleted its inode can be reused by any new file, which must not
+    be taken for the brain."""
+    opened = _OPENED.get(ident) if ident is not None else None
+    return opened is not None and file_identity(opened) == ident
+
+
 def refuse_brain_path(path: Path | str, what: str) -> None:
     """Refuse to read or replace a brain file (or its side files) as plain input/output.
 
@@ -102,7 +110,7 @@ def refuse_brain_path(path: Path | str, what: str) -> None:
     """
     path = Path(path)
     side = path.name.endswith(SIDE_SUFFIXES)
-    if side or file_identity(path) in _OPENED:
+    if side or _is_an_opened_brain(file_identity(path)):
         raise InvalidInputError(f"{what}: {path} is a brain database file; refusing to use it")
 
 
@@ -142,7 +150,7 @@ def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:
     """
     ident = file_identity(path)
     if ident is not None:
-        _OPENED.add(ident)
+        _OPENED[ident] = path
     if write or _can_write(path):
         conn = sqlite3.connect(_uri(path, "rw"), uri=True, timeout=timeout, check_same_thread=False)
         _prepare(conn, timeout)

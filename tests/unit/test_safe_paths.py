@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -234,3 +235,29 @@ def test_a_bad_busy_timeout_is_a_usage_error(demo, value: str) -> None:  # type:
     out = run("stats", "-C", str(demo[0]), env={"BRAINVIEW_BUSY_TIMEOUT": value})
     one_line(out, ExitCode.USAGE)
     assert "BRAINVIEW_BUSY_TIMEOUT" in out.stderr and out.stdout == ""
+
+
+def test_a_deleted_brains_inode_reused_by_a_new_file_is_not_refused(tmp_path: Path) -> None:
+    """A brain this process opened and that was deleted since: a new file that gets its
+    inode back is plain input, not "a brain database file"; the brain itself still is."""
+    from brainview.errors import InvalidInputError
+    from brainview.store import connect as c
+
+    brain = tmp_path / "circuit.db"
+    sqlite3.connect(brain).execute("CREATE TABLE t(x)").connection.close()
+    c.connect(brain, write=False, timeout=1).close()
+    with pytest.raises(InvalidInputError, match="is a brain database file"):
+        c.refuse_brain_path(brain, "--out")
+    note = tmp_path / "note.md"
+    note.write_text("x")
+    gone = tmp_path / "gone.db"  # stands for the deleted brain whose inode `note` reuses
+    ident = c.file_identity(note)
+    assert ident is not None
+    c._OPENED[ident] = gone
+    try:
+        c.refuse_brain_path(note, "learnings")  # not refused: that brain is gone
+        c._OPENED[ident] = note  # while the opened brain is there, it is refused
+        with pytest.raises(InvalidInputError):
+            c.refuse_brain_path(note, "learnings")
+    finally:
+        c._OPENED.pop(ident, None)
