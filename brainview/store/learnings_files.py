@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brainview.errors import BadPathError, DiskFullError, NotFoundError, ReadOnlyError
+from brainview.store.connect import refuse_brain_path
 
 BACKUP_DIR = ".brainview-backups"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -87,6 +88,7 @@ def read_tree(root: Path) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
                 skipped.append((rel, f"larger than {MAX_FILE_BYTES} bytes"))
             else:
                 try:
+                    refuse_brain_path(path, "learnings")  # a hard link to an open brain
                     files[rel] = path.read_bytes()
                 except OSError as err:
                     skipped.append((rel, f"unreadable ({err.strerror})"))
@@ -103,6 +105,7 @@ def read_file(root: Path, rel: str) -> bytes | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         raise BadPathError(f"{path} is not a regular file; refusing to use it")
+    refuse_brain_path(path, "learnings")
     return path.read_bytes()
 
 
