@@ -1,0 +1,252 @@
+"""Ten signed-in people deciding from one queue: a decision's p95, 10 sessions vs 1.
+
+A demo project gets ``sessions × decisions`` extra proposals (a note on a user neuron,
+three live reflections consulted), ``team-SS-KKK``, and one reviewer per session in
+its users file, each with a bearer token.  ``brainview serve --screen triage`` runs as
+the real server; each session is a websocket client (aiohttp) signed in with its token,
+so the server starts one real console process per person, exactly as for a browser.
+Each client filters its queue to its own proposals (``/`` + ``team-SS-``, Enter), then
+presses ``a`` every ``think`` seconds (jittered) and measures, for each press, the time
+until its decision row is in the agent brain (read-only polling every 2 ms from this
+process): keystroke → websocket → server → console → decide → commit.
+
+The same is run with one session, then with ``--sessions`` at once; the target is the
+p95 with ten at most twice the p95 with one (issue 19).
+
+    python bench/bench_team.py [--sessions 10] [--decisions 12] [--think 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brainview.core import fsrs_math
+from brainview.demo.generator import DEMO_NOW, DemoSpec, build_project
+
+TARGET = 2.0
+READY_S = 60.0
+DECIDE_TIMEOUT_S = 30.0
+ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
+
+
+def build(root: Path, sessions: int, decisions: int) -> None:
+    """The demo project plus each session's own proposals, and a user per session."""
+    from brainview.services import intake
+    from brainview.services.project import Project
+
+    info = build_project(root, DemoSpec())
+    users = [u for u in info.user_ids if u not in set(info.retired_user_ids)]
+    bad = set(info.adversarial_ids) | set(info.superseded_ids)
+    theme = [r for r in max(info.themes.values(), key=len) if r not in bad]
+    proposals = [
+        {
+            "id": f"team-{s:02d}-{k:03d}",
+            "kind": "note",
+            "params": {"neurons": [users[(s * decisions + k) % len(users)]]},
+            "rationale": "bench: a reviewer's decision",
+            "consulted": [{"reflection": r, "stance": "support"} for r in theme[k % 4 : k % 4 + 3]],
+            "created_at": fsrs_math.format_ts(DEMO_NOW),
+        }
+        for s in range(sessions)
+        for k in range(decisions)
+    ]
+    with Project.locate(root, write_agent=True) as project:
+        intake.submit(project, proposals, source="bench", now=DEMO_NOW)
+
+
+def add_users(root: Path, sessions: int) -> dict[str, str]:
+    """One reviewer per session (``bench-SS``) with a bearer token; name → token."""
+    tokens: dict[str, str] = {}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    for s in range(sessions):
+        name = f"bench-{s:02d}"
+        cli = [sys.executable, "-m", "brainview", "users"]
+        subprocess.run(
+            [*cli, "add", name, "--role", "reviewer", "--password-stdin", "-C", str(root)],
+            input=f"correct horse battery {s}\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            env=env,
+        )
+        out = subprocess.run(
+            [*cli, "token", name, "--json", "-C", str(root)],
+            text=True,
+            check=True,
+            capture_output=True,
+            env=env,
+        ).stdout
+        tokens[name] = json.loads(out)["token"]
+    return tokens
+
+
+@dataclass
+class Client:
+    """One signed-in person's websocket and what their console has drawn."""
+
+    name: str
+    token: str
+    prefix: str
+    screen: bytearray = field(default_factory=bytearray)
+    latencies: list[float] = field(default_factory=list)
+
+    def text(self) -> str:
+        return ANSI.sub(b"", bytes(self.screen)).decode("utf-8", "replace")
+
+
+def decided(db: Path) -> dict[str, int]:
+    """Decisions per decider so far (read-only, this process's own connection)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+    try:
+        return dict(conn.execute("SELECT decider, count(*) FROM brainview_decision GROUP BY 1"))
+    finally:
+        conn.close()
+
+
+async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        await asyncio.sleep(0.002)
+
+
+async def run_client(url: str, client: Client, db: Path, decisions: int, think: float) -> None:
+    import aiohttp
+
+    headers = {"Authorization": f"Bearer {client.token}"}
+    ws_url = url.replace("http://", "ws://").rstrip("/") + "/ws?width=120&height=40"
+    async with (
+        aiohttp.ClientSession() as http,
+        http.ws_connect(ws_url, headers=headers, max_msg_size=0) as ws,
+    ):
+
+        async def pump() -> None:
+            async for message in ws:
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    client.screen.extend(message.data)
+                    del client.screen[: max(0, len(client.screen) - 200_000)]
+
+        reader = asyncio.create_task(pump())
+        try:
+            await _until(lambda: "pending" in client.text(), READY_S, f"{client.name}: no queue")
+            await ws.send_str(json.dumps(["stdin", "/"]))
+            await asyncio.sleep(1.0)  # set-up, not timed: the filter box takes the focus
+            await ws.send_str(json.dumps(["stdin", client.prefix]))
+            await _until(
+                lambda: f"{decisions} of" in client.text(), READY_S, f"{client.name}: no filter"
+            )
+            await ws.send_str(json.dumps(["stdin", "\r"]))
+            rng = random.Random(client.name)
+            await asyncio.sleep(rng.uniform(0, think))
+            for k in range(decisions):
+                before = decided(db).get(client.name, 0)
+                assert before == k, f"{client.name}: {before} decisions before press {k + 1}"
+                t = time.perf_counter()
+                await ws.send_str(json.dumps(["stdin", "a"]))
+                await _until(
+                    lambda b=before: decided(db).get(client.name, 0) > b,
+                    DECIDE_TIMEOUT_S,
+                    f"{client.name}: decision {k + 1} never landed",
+                )
+                client.latencies.append(time.perf_counter() - t)
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        finally:
+            reader.cancel()
+
+
+def serve(root: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "brainview", "serve", str(root), "--screen", "triage"]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", "--max-sessions", "32"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line.startswith("Serving the console at "):
+        proc.kill()
+        err = proc.stderr.read() if proc.stderr else ""
+        raise RuntimeError(f"serve did not start: {line}{err}")
+    return proc, line.split(" at ", 1)[1].split()[0]
+
+
+def measure(
+    root: Path, tokens: dict[str, str], n: int, decisions: int, think: float
+) -> list[float]:
+    """Every decision's latency with ``n`` sessions deciding at once."""
+    proc, url = serve(root)
+    db = root / ".spikuit" / "agent" / "circuit.db"
+    names = sorted(tokens)[:n]
+    clients = [Client(name, tokens[name], f"team-{int(name[-2:]):02d}-") for name in names]
+    try:
+
+        async def everyone() -> None:
+            await asyncio.gather(*(run_client(url, c, db, decisions, think) for c in clients))
+
+        asyncio.run(everyone())
+    finally:
+        proc.send_signal(2)
+        proc.wait(timeout=30)
+    return [x for c in clients for x in c.latencies]
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=10)
+    ap.add_argument("--decisions", type=int, default=12)
+    ap.add_argument("--think", type=float, default=1.0, help="mean seconds between presses")
+    args = ap.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="bench-team-"))
+    try:
+        root = base / "proj"
+        # Each session's own proposals: one person alone, then the whole team.
+        build(root, args.sessions + 1, args.decisions)
+        tokens = add_users(root, args.sessions + 1)
+        solo_name = f"bench-{args.sessions:02d}"
+        single = measure(root, {solo_name: tokens[solo_name]}, 1, args.decisions, args.think)
+        team = {k: v for k, v in tokens.items() if k != solo_name}
+        many = measure(root, team, args.sessions, args.decisions, args.think)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    one_p95, ten_p95 = p95(single), p95(many)
+    out = {
+        "bench": "team",
+        "sessions": args.sessions,
+        "decisions_each": args.decisions,
+        "think_s": args.think,
+        "single_ms": {"median": statistics.median(single) * 1e3, "p95": one_p95 * 1e3},
+        "team_ms": {"median": statistics.median(many) * 1e3, "p95": ten_p95 * 1e3},
+        "n_team": len(many),
+        "ratio_p95": round(ten_p95 / one_p95, 2),
+        "target": TARGET,
+        "met": ten_p95 <= TARGET * one_p95,
+    }
+    print(json.dumps(out))
+    return 0 if out["met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
