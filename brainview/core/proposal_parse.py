@@ -75,15 +75,32 @@ def fail(index: int, fld: str, reason: str) -> FieldError:
     return FieldError(_at(index, fld), reason)
 
 
-def _named(index: int, fld: str, value: object, max_len: int, hint: str) -> str:
+@dataclass
+class _Seen:
+    """What one batch already found good: names (with their length bound) and
+    timestamps, so the thousands of proposals of a consolidation, which name the same
+    reflections and share a creation time, check each value once."""
+
+    names: set[tuple[str, int]] = field(default_factory=set)
+    created: dict[str, str] = field(default_factory=dict)
+
+
+def _named(
+    index: int, fld: str, value: object, max_len: int, hint: str, seen: _Seen | None = None
+) -> str:
+    if seen is not None and type(value) is str and (value, max_len) in seen.names:
+        return value
     try:
-        return check_name(fld, value, max_len=max_len)
+        name = check_name(fld, value, max_len=max_len)
     except FieldError as err:
         reason = hint if err.reason.startswith(("required", "longer")) else err.reason
         raise fail(index, fld, reason) from None
+    if seen is not None:
+        seen.names.add((name, max_len))
+    return name
 
 
-def parse_one(raw: object, index: int, now: datetime) -> Proposal:
+def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None) -> Proposal:
     """One proposal's shape, or FieldError naming the first problem."""
     if not isinstance(raw, dict):
         raise fail(index, "", "must be a JSON object")
@@ -93,15 +110,15 @@ def parse_one(raw: object, index: int, now: datetime) -> Proposal:
     pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
     pid = _named(index, "id", pid, MAX_ID, f"must be printable text of at most {MAX_ID} characters")
     skill = _named(
-        index, "skill", raw.get("skill", "curator"), MAX_SKILL, "must be short printable text"
-    )  # noqa: E501
+        index, "skill", raw.get("skill", "curator"), MAX_SKILL, "must be short printable text", seen
+    )
     kind = raw.get("kind")
     if not isinstance(kind, str):
         raise fail(index, "kind", "required string")
     params = raw.get("params", {})
     try:
         refs, summary = check_params(kind, params)
-        check_params_size(params)
+        params_size = check_params_size(params)
     except ParamError as err:
         raise fail(index, err.field, err.reason) from None
     rationale = raw.get("rationale", "")
@@ -109,16 +126,17 @@ def parse_one(raw: object, index: int, now: datetime) -> Proposal:
         check_text("rationale", rationale, max_len=MAX_RATIONALE)
     except FieldError as err:
         raise fail(index, "rationale", err.reason) from None
-    consulted = _consulted(raw.get("consulted", []), index)
-    retrieved = _retrieved(raw.get("retrieved", []), index)
-    created_at = _created(raw.get("created_at"), index, now)
+    seen = seen or _Seen()
+    consulted = _consulted(raw.get("consulted", []), index, seen)
+    retrieved = _retrieved(raw.get("retrieved", []), index, seen)
+    created_at = _created(raw.get("created_at"), index, now, seen)
     runtime = raw.get("runtime")
     if runtime is not None:
         hint = f"must be printable text of at most {MAX_ID} characters"
-        runtime = _named(index, "runtime", runtime, MAX_ID, hint)
+        runtime = _named(index, "runtime", runtime, MAX_ID, hint, seen)
     if "recall" in raw:  # expanded into retrieved before parsing; still a name
         _named(index, "recall", raw["recall"], MAX_ID, "must be a recall id like rc-…")
-    size = _size(raw, index)
+    size = _size(raw, index, params_size if "params" in raw else None)
     if size > MAX_PROPOSAL_BYTES:
         raise fail(index, "", f"{size} bytes, over the {MAX_PROPOSAL_BYTES}-byte limit")
     consulted_ids = {c[0] for c in consulted}
@@ -131,16 +149,29 @@ def parse_one(raw: object, index: int, now: datetime) -> Proposal:
     )  # fmt: skip
 
 
-def _size(raw: object, index: int) -> int:
+def _size(raw: dict[str, Any], index: int, params_size: int | None) -> int:
+    """The proposal's compact JSON size; ``params_size`` (its params' size, already
+    measured) saves serializing the params twice: they are sized as a one-byte ``0``."""
     try:
-        return json_bytes(raw)
+        if params_size is None:
+            return json_bytes(raw)
+        rest = {k: (0 if k == "params" else v) for k, v in raw.items()}
+        return json_bytes(rest) - 1 + params_size
     except (TypeError, ValueError, RecursionError):
         raise fail(index, "", "must hold JSON values only") from None
 
 
-def _created(created: object, index: int, now: datetime) -> str:
+def _created(created: object, index: int, now: datetime, seen: _Seen) -> str:
     if created is None:
         return fsrs_math.format_ts(now)
+    if type(created) is str and created in seen.created:
+        return seen.created[created]
+    out = _created_at(created, index, now)
+    seen.created[str(created)] = out
+    return out
+
+
+def _created_at(created: object, index: int, now: datetime) -> str:
     when = None
     if isinstance(created, str) and len(created) <= MAX_TIMESTAMP:
         try:
@@ -154,23 +185,23 @@ def _created(created: object, index: int, now: datetime) -> str:
     return fsrs_math.format_ts(when)
 
 
-def _retrieved(value: object, index: int) -> list[str]:
+def _retrieved(value: object, index: int, seen: _Seen) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(r, str) and r for r in value):
         raise fail(index, "retrieved", "must be a list of reflection ids")
     if len(value) > MAX_CONSULTED:
         raise fail(index, "retrieved", f"more than {MAX_CONSULTED} reflections")
     for j, rid in enumerate(value):
-        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, _RID_HINT)
+        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, _RID_HINT, seen)
     return list(value)
 
 
-def _consulted(value: object, index: int) -> list[tuple[str, str, str | None]]:
+def _consulted(value: object, index: int, seen: _Seen) -> list[tuple[str, str, str | None]]:
     if not isinstance(value, list):
         raise fail(index, "consulted", "must be a list")
     if len(value) > MAX_CONSULTED:
         raise fail(index, "consulted", f"more than {MAX_CONSULTED} reflections")
     out: list[tuple[str, str, str | None]] = []
-    seen: set[str] = set()
+    twice: set[str] = set()
     for j, item in enumerate(value):
         where = f"consulted[{j}]"
         if isinstance(item, str):
@@ -180,10 +211,10 @@ def _consulted(value: object, index: int) -> list[tuple[str, str, str | None]]:
         rid = item.get("reflection")
         if not isinstance(rid, str) or not rid:
             raise fail(index, f"{where}.reflection", "required reflection id")
-        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, _RID_HINT)
-        if rid in seen:
+        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, _RID_HINT, seen)
+        if rid in twice:
             raise fail(index, f"{where}.reflection", f"{rid} consulted twice")
-        seen.add(rid)
+        twice.add(rid)
         stance = item.get("stance", "support")
         if stance not in STANCES:
             raise fail(index, f"{where}.stance", f"must be one of {', '.join(STANCES)}")
@@ -206,8 +237,9 @@ def parse_many(raw: object, now: datetime) -> list[Proposal]:
         raise FieldError("", f"batch of {len(items)} proposals exceeds {MAX_BATCH}")
     parsed: list[Proposal] = []
     total = 0
+    seen = _Seen()
     for i, item in enumerate(items):
-        parsed.append(parse_one(item, i, now))
+        parsed.append(parse_one(item, i, now, seen))
         total += parsed[-1].nbytes
         if total > MAX_BATCH_BYTES:
             raise FieldError("", f"batch larger than the {MAX_BATCH_BYTES}-byte limit")

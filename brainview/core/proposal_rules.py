@@ -151,8 +151,9 @@ def json_bytes(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def check_params_size(params: dict[str, Any]) -> None:
-    """Refuse params over :data:`MAX_PARAMS_BYTES` serialized."""
+def check_params_size(params: dict[str, Any]) -> int:
+    """Refuse params over :data:`MAX_PARAMS_BYTES` serialized; their size otherwise."""
     size = json_bytes(params)
     if size > MAX_PARAMS_BYTES:
         raise ParamError("params", f"{size} bytes, over the {MAX_PARAMS_BYTES}-byte limit")
+    return size

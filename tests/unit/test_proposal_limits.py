@@ -268,3 +268,20 @@ def test_a_spikuit_plan_file_with_huge_numbers_is_one_clear_line(demo, tmp_path:
         with Project.open(discover(root)) as project, pytest.raises(InvalidInputError) as err:
             spkt_plan.import_plan_file(project, plan)
         assert err.value.message == f"plan: not valid JSON ({reason})"
+
+
+def test_a_proposals_size_is_its_compact_json_however_its_fields_are_ordered() -> None:
+    """The size is measured without serializing the params twice: it must still be the
+    exact compact UTF-8 JSON of the proposal as given, params first, last or absent."""
+    params = {"neurons": ["n-é1", "n-2"], "note": '😀 quoted " and \\ and \n'}
+    rest = {"kind": "note", "rationale": "why ✓", "consulted": ["r-1", {"reflection": "r-2"}]}
+    shapes = [
+        {"params": params, **rest},
+        {**rest, "params": params},
+        {"kind": "note", "params": params, "rationale": "x"},
+        {"kind": "note", "params": {}, "rationale": "x"},
+        {"kind": "note", "rationale": "no params"},
+    ]
+    parsed = parse_batch(shapes, DEMO_NOW)
+    for raw, p in zip(shapes, parsed, strict=True):
+        assert p.nbytes == rules.json_bytes(raw), raw
