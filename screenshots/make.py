@@ -29,8 +29,8 @@ SHOTS = [
     ("reflection-120x40", "communities", (120, 40), ["@reflection"]),
     ("triage-light-120x40", "triage", (120, 40), ["@light"]),
     ("consolidate-120x40", "communities", (120, 40), ["z"]),
-    # Recall for the proposal under review (triage `l`): ranked lessons, each with why.
-    ("recall-120x40", "triage", (120, 40), ["l"]),
+    # Recall for the proposal under review (triage `w`): ranked lessons, each with why.
+    ("recall-120x40", "triage", (120, 40), ["w"]),
     # Last: it queues the demo's consolidation.
     ("policy-120x40", "triage", (120, 40), ["@policy"]),
 ]
