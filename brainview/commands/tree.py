@@ -496,6 +496,64 @@ def _learnings(sub: argparse._SubParsersAction) -> None:
     _json(p)
 
 
+def _users(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser(
+        "users", help="who may sign in to `brainview serve`: names, roles, passwords, tokens"
+    )
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def where(p: argparse.ArgumentParser) -> None:
+        _location(p)
+        p.add_argument(
+            "--file", metavar="FILE", help="the users file (default .spikuit/brainview-users.json)"
+        )
+
+    def secret(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--password-stdin",
+            action="store_true",
+            help="read the password as one line of stdin (default: ask twice on the terminal)",
+        )
+
+    p = _leaf(
+        acts,
+        "add",
+        "users:add",
+        "add a person who may sign in, with a role and a password",
+        epilog="Roles: viewer reads; reviewer also triages and rescues or lets go fading "
+        "reflections; maintainer may do everything. See docs/team.md.",
+    )
+    p.add_argument("name", metavar="NAME", help="1-64 letters, digits, '.', '_' or '-'")
+    p.add_argument("--role", required=True, choices=["viewer", "reviewer", "maintainer"])
+    secret(p)
+    where(p)
+    p = _leaf(acts, "list", "users:list_", "people who may sign in (never a hash)")
+    where(p)
+    _json(p)
+    p = _leaf(acts, "remove", "users:remove", "remove a person; their sessions end")
+    p.add_argument("name", metavar="NAME")
+    where(p)
+    p = _leaf(acts, "role", "users:role", "change a person's role (from their next sign-in)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("role", choices=["viewer", "reviewer", "maintainer"], metavar="ROLE",
+                   help="viewer, reviewer or maintainer")  # fmt: skip
+    where(p)
+    p = _leaf(acts, "passwd", "users:passwd", "set a person's password")
+    p.add_argument("name", metavar="NAME")
+    secret(p)
+    where(p)
+    p = _leaf(
+        acts,
+        "token",
+        "users:token",
+        "issue or rotate a person's bearer token (printed once)",
+        epilog="Scripts send it as `Authorization: Bearer TOKEN`. Only its SHA-256 is kept; "
+        "issuing a new one ends the old one.",
+    )
+    p.add_argument("name", metavar="NAME")
+    where(p)
+
+
 def build_parser() -> Parser:
     """The whole command tree."""
     parser = Parser(prog="brainview", description=DESCRIPTION, epilog=EPILOG)
@@ -512,6 +570,7 @@ def build_parser() -> Parser:
     _export(sub)
     _simulate(sub)
     _learnings(sub)
+    _users(sub)
     return parser
 
 
