@@ -101,7 +101,9 @@ def _basic(sub: argparse._SubParsersAction) -> None:
         "serve:serve",
         "serve the console as a web page (textual-serve)",
         epilog="Each browser tab runs its own `brainview open` on the same brains. Only "
-        "this machine can connect unless --public: the console writes to the brains.",
+        "this machine can connect unless --public: the console writes to the brains. With "
+        "people in the users file (`brainview users add`) everyone signs in and each console "
+        "runs as its person; --public needs that. docs/team.md.",
     )
     _location(p, positional=True)
     p.add_argument(
@@ -110,7 +112,19 @@ def _basic(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--demo", action="store_true", help="serve demo brains (PATH: where to write)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="TCP port, 0 = any free one (8000)")
-    p.add_argument("--public", action="store_true", help="allow a --host other machines can reach")
+    p.add_argument(
+        "--public", action="store_true", help="allow a --host other machines can reach (sign-in)"
+    )
+    p.add_argument(
+        "--users",
+        metavar="FILE",
+        help="sign in against FILE (.spikuit/brainview-users.json)",
+    )
+    p.add_argument(
+        "--tls-proxy",
+        action="store_true",
+        help="a TLS reverse proxy is in front: Secure cookies, X-Forwarded-Proto/-For",
+    )
     p.add_argument(
         "--max-sessions",
         type=int,

@@ -25,8 +25,14 @@ from brainview.core.passwords import (
     token_digest,
     verify_password,
 )
-from brainview.errors import ConfigError, ConflictError, InvalidInputError, NotFoundError
-from brainview.store.users_file import Signature, locked, read_users, write_users
+from brainview.errors import (
+    BrainviewError,
+    ConfigError,
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+)
+from brainview.store.users_file import Signature, locked, read_users, signature, write_users
 from brainview.store.users_file import default_path as default_path
 
 
@@ -76,6 +82,17 @@ class Accounts:
             return Snapshot(parse_accounts(doc), sig)
         except AccountsError as err:
             raise ConfigError(f"users file {self.path}: {err}") from None
+
+    def current_signature(self) -> Signature | None:
+        """The file's signature now (``None``: missing); a ``stat``, nothing read."""
+        return signature(self.path)
+
+    def changed(self, snapshot: Snapshot) -> bool:
+        """Whether the file differs from when ``snapshot`` was read."""
+        try:
+            return self.current_signature() != snapshot.signature
+        except BrainviewError:
+            return True
 
     def _change(self, change: Callable[[dict[str, Account]], Account]) -> Account:
         with locked(self.path):
