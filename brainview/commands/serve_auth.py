@@ -212,7 +212,7 @@ class Gate:
         if old:
             self.sessions.end(old)  # whatever was sent before never becomes a session
         session = self.sessions.create(account.name, account.role)
-        response = web.HTTPSeeOther("/", headers={"Cache-Control": "no-store"})
+        response = _see_other("/")
         self._cookie(response, request, SESSION_COOKIE, session.id)
         response.del_cookie(LOGIN_COOKIE, path="/login")
         return response
@@ -226,7 +226,7 @@ class Gate:
         if visitor.session is None or not _same_secret(visitor.session.csrf, form.get("csrf")):
             return plain_page("refused", "sign-out needs the page's token: reload", status=403)
         self.sessions.end(visitor.session.id)
-        response = web.HTTPSeeOther("/login", headers={"Cache-Control": "no-store"})
+        response = _see_other("/login")
         response.del_cookie(SESSION_COOKIE, path="/")
         return response
 
@@ -261,6 +261,11 @@ def same_origin(request: web.Request) -> bool:
         return urlsplit(source).netloc.lower() == request.host.lower()
     except ValueError:
         return False
+
+
+def _see_other(location: str) -> web.Response:
+    """A 303 to one of our own paths (never with a query: nothing secret in URLs)."""
+    return web.Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})
 
 
 def _same_secret(expected: str, given: object) -> bool:

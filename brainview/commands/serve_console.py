@@ -145,8 +145,11 @@ class ConsoleServer(Server):
             await asyncio.sleep(WATCH_EVERY_S)
             for session, visitor in list(self.owners.items()):
                 ws = self.sessions.get(session)
-                if ws is not None and not gate.still_valid(visitor):
-                    await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"signed out")
+                try:
+                    if ws is not None and not gate.still_valid(visitor):
+                        await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"signed out")
+                except Exception as err:  # noqa: BLE001 - one line; keep watching the others
+                    logging.getLogger("brainview.serve").error("sign-out watch", exc_info=err)
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Quit every session's app and close its websocket (Ctrl+C with tabs open)."""
