@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from brainview.core.identity import IdentityError, Role, check_name, check_role
-from brainview.core.passwords import PasswordError, PasswordHash, TokenHash
+from brainview.core.passwords import PasswordError, PasswordHash, TokenHash, needs_rehash
 
 VERSION = 1
 MAX_USERS = 10_000
@@ -63,6 +63,7 @@ class Account:
             "name": self.name,
             "role": self.role,
             "has_password": self.password is not None,
+            "hash_outdated": self.password is not None and needs_rehash(self.password),
             "token_id": self.token.token_id if self.token else None,
             "token_issued": self.token_issued,
             "created": self.created,

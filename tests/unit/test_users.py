@@ -127,6 +127,7 @@ def test_users_cli_round_trip(demo) -> None:  # type: ignore[no-untyped-def]
     (row,) = json.loads(out)["users"]
     assert row["name"] == "ada" and row["role"] == "reviewer" and row["has_password"] is True
     assert row["token_id"] and row["token_id"] in text and "hash" not in row
+    assert row["hash_outdated"] is False
     assert _users(root, "role", "ada", "maintainer")[0] == 0
     assert _users(root, "passwd", "ada", "--password-stdin", stdin="a brand new one\n")[0] == 0
     snap = Accounts(path).load()

@@ -20,7 +20,6 @@ from brainview.core.passwords import (
     PasswordError,
     check_password,
     hash_password,
-    needs_rehash,
     new_token,
     token_digest,
     verify_password,
@@ -182,10 +181,3 @@ def check_token_of(snapshot: Snapshot, token: str) -> Account | None:
         if account.token is not None and hmac.compare_digest(digest, account.token.digest):
             found = account
     return found
-
-
-def outdated_hashes(snapshot: Snapshot) -> list[str]:
-    """Names whose password hash was made with weaker parameters than today's."""
-    return sorted(
-        a.name for a in snapshot.accounts.values() if a.password and needs_rehash(a.password)
-    )
