@@ -995,7 +995,7 @@ HELP = {
     ),
     "users token": (
         "usage: brainview users token [-h] [-C PATH] [--user USER] [--agent AGENT]\n"
-        "                             [--file FILE]\n"
+        "                             [--file FILE] [--json]\n"
         "                             NAME\n"
         "\n"
         "Issue or rotate a person's bearer token (printed once).\n"
@@ -1010,6 +1010,7 @@ HELP = {
         "  --user USER           user brain: path or sqlite:/// URL\n"
         "  --agent AGENT         agent brain: path or sqlite:/// URL\n"
         "  --file FILE           the users file (default .spikuit/brainview-users.json)\n"
+        "  --json                machine-readable output (docs/cli.md)\n"
         "\n"
         "Scripts send it as `Authorization: Bearer TOKEN`. Only its SHA-256 is kept;\n"
         "issuing a new one ends the old one."

@@ -566,6 +566,7 @@ def _users(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("name", metavar="NAME")
     where(p)
+    _json(p)
 
 
 def build_parser() -> Parser:

@@ -119,10 +119,17 @@ def passwd(args: argparse.Namespace) -> int:
 
 
 def token(args: argparse.Namespace) -> int:
-    """``brainview users token NAME``: issue (or rotate) the bearer token; printed once."""
+    """``brainview users token NAME [--json]``: issue (or rotate) the bearer token; printed
+    once (alone on stdout, or as ``{"name", "token", "token_id", "issued"}``)."""
     accounts = _accounts(args)
     secret, account = accounts.issue_token(args.name, now=now().isoformat())
     token_id = account.token.token_id if account.token else "?"
+    if args.json:
+        emit_json(
+            {"name": account.name, "token": secret, "token_id": token_id,
+             "issued": account.token_issued}
+        )  # fmt: skip
+        return 0
     note(
         f"new token for {account.name} (id {token_id}); any older one stops working. "
         "It is shown only this once:"

@@ -44,7 +44,7 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         write_tree(root, DEMO_NOW)
     if name == "learnings plan":
         assert cli("learnings", "import", str(tree), "-C", str(root)).returncode == 0
-    if name == "users list":
+    if name in ("users list", "users token"):
         from brainview.services.team.accounts import Accounts, default_path
 
         accounts = Accounts(default_path(root / ".spikuit"))
@@ -122,6 +122,10 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             ["users", "list"],
             lambda d: d["count"] == 1 and d["users"][0]["name"] == "ada",
         ),
+        "users token": (
+            ["users", "token", "ada"],
+            lambda d: d["name"] == "ada" and len(d["token"]) >= 43 and len(d["token_id"]) == 8,
+        ),
         "recall --no-log": (
             ["recall", "--text", "merging keywords overlap", "--no-log"],
             lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
@@ -139,6 +143,7 @@ SUBCOMMANDS = [
     "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
     "recall", "recall --no-log", "learnings import", "learnings plan", "users list",
+    "users token",
 ]  # fmt: skip
 
 

@@ -121,8 +121,12 @@ def test_users_cli_round_trip(demo) -> None:  # type: ignore[no-untyped-def]
     code, token, err = _users(root, "token", "ada")
     token = token.strip()
     assert code == 0 and len(token) >= 43 and "shown only this once" in err
+    code, out, _ = _users(root, "token", "ada", "--json")
+    rotated = json.loads(out)
+    assert code == 0 and rotated["name"] == "ada" and rotated["token"] != token
     text = path.read_text()
-    assert PW not in text and token not in text
+    assert PW not in text and token not in text and rotated["token"] not in text
+    assert rotated["token_id"] in text
     code, out, _ = _users(root, "list", "--json")
     (row,) = json.loads(out)["users"]
     assert row["name"] == "ada" and row["role"] == "reviewer" and row["has_password"] is True
