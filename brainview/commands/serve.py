@@ -12,7 +12,11 @@ The console can change both brains, so the server is careful about who reaches i
 * the terminal's websocket must come from the page's own origin, so another site
   open in the same browser cannot drive the console (cross-site websocket hijacking);
 * it runs at most ``--max-sessions`` consoles, ends idle ones, ignores malformed
-  messages and logs no traceback (:mod:`brainview.commands.serve_limits`).
+  messages and logs no traceback (:mod:`brainview.commands.serve_limits`);
+* with a users file holding people (``brainview users add``; ``--users FILE``), every
+  request needs a signed-in session or a bearer token, and each console runs as the
+  person who opened it (:mod:`brainview.commands.serve_auth`, docs/team.md).  Beyond
+  loopback (``--public``) or behind a TLS proxy (``--tls-proxy``) sign-in is required.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import errno
 import shlex
+import shutil
 import socket
 import sys
 import tempfile
@@ -49,15 +54,51 @@ def serve(args: argparse.Namespace) -> int:
     limits = limits_of(args.max_sessions, args.idle_timeout)
     paths = _demo_paths(args) if args.demo else paths_of(args)
     _check(paths)
+    users = _users_file(args, paths)
+    loopback = is_loopback(args.host)
+    if users is None and (not loopback or args.tls_proxy):
+        why = "--tls-proxy" if loopback else "--public"
+        raise RefusedError(
+            f"{why} needs sign-in: add people first with "
+            "`brainview users add NAME --role ROLE` (or give --users FILE)"
+        )
     command = app_command(paths, screen=args.screen)
     sock = listen(args.host, args.port)
     url = f"http://{_url_host(args.host)}:{sock.getsockname()[1]}/"
-    loopback = is_loopback(args.host)
     if not loopback:
-        note(f"--public: anyone who can reach {url} can change these brains")
-    print(f"Serving the console at {url} (Ctrl+C stops)", flush=True)
-    ConsoleServer(command, sock, url, loopback_only=loopback, limits=limits).run()
+        note(f"--public: anyone who signs in at {url} can change these brains")
+    presence = Path(tempfile.mkdtemp(prefix="brainview-serve-")) if users else None
+    try:
+        gate = None
+        if users is not None:
+            from brainview.commands.serve_auth import Gate
+
+            gate = Gate(users, tls_proxy=args.tls_proxy, presence=str(presence / "presence.db"))
+            note(f"sign-in required ({len(gate.snapshot.accounts)} people in {users})")
+        print(f"Serving the console at {url} (Ctrl+C stops)", flush=True)
+        server = ConsoleServer(command, sock, url, loopback_only=loopback, limits=limits, gate=gate)
+        server.run()
+    finally:
+        if presence is not None:
+            shutil.rmtree(presence, ignore_errors=True)
     return 0
+
+
+def _users_file(args: argparse.Namespace, paths: BrainPaths) -> Path | None:
+    """The users file to sign in against: ``--users FILE`` (which must hold people), else
+    the project's when it holds people; ``None`` means no sign-in (loopback only)."""
+    from brainview.services.team.accounts import Accounts, default_path
+
+    given = getattr(args, "users", None)
+    path = Path(given) if given else default_path(paths.spikuit_dir)
+    if not Accounts(path).load().accounts:
+        if given:
+            raise RefusedError(
+                f"no people in {path}: add them with `brainview users add NAME --role ROLE "
+                f"--file {path}`"
+            )
+        return None
+    return path.absolute()
 
 
 def app_command(paths: BrainPaths, *, screen: str | None = None) -> str:

@@ -22,6 +22,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from brainview.commands.serve_auth import VISITOR, Gate, Visitor
 from brainview.commands.serve_limits import (
     ACTIVITY,
     MAX_MESSAGE,
@@ -31,9 +32,13 @@ from brainview.commands.serve_limits import (
     envelope,
     full_page,
 )
+from brainview.commands.serve_pages import console_bar
+from brainview.core.identity import NAME_ENV, PRESENCE_ENV, ROLE_ENV
 
 QUIT_TIMEOUT_S = 5.0
 """How long a session's app may take to quit before it is killed."""
+WATCH_EVERY_S = 2.0
+"""How often open consoles are checked against sign-out, expiry and removed people."""
 SHUTDOWN_TIMEOUT_S = 10.0
 """aiohttp's bound on waiting for open connections once the sessions were stopped."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -68,7 +73,20 @@ def _origin_netloc(origin: str) -> str | None:
 
 
 class _Session(AppService):
-    """One browser tab's app process; stopping it waits for the process to end."""
+    """One browser tab's app process; stopping it waits for the process to end.
+
+    ``identity_env`` (set before it starts, for a signed-in person) replaces whatever
+    identity variables the server itself inherited in the process's environment."""
+
+    identity_env: dict[str, str] | None = None
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        environment = super()._build_environment(width=width, height=height)
+        if self.identity_env is not None:
+            for name in (NAME_ENV, ROLE_ENV, PRESENCE_ENV):
+                environment.pop(name, None)
+            environment.update(self.identity_env)
+        return environment
 
     async def stop(self) -> None:
         """Ask the app to quit; kill it if it has not ended within ``QUIT_TIMEOUT_S``."""
@@ -94,6 +112,7 @@ class ConsoleServer(Server):
         *,
         loopback_only: bool,
         limits: Limits | None = None,
+        gate: Gate | None = None,
     ):
         host, port = sock.getsockname()[:2]
         super().__init__(command, host=host, port=port, title="brainview", public_url=url)
@@ -101,6 +120,10 @@ class ConsoleServer(Server):
         self.loopback_only = loopback_only
         self.limits = limits or Limits()
         self.sessions: dict[_Session, web.WebSocketResponse] = {}
+        self.gate = gate
+        """Sign-in (``None``: no users file, one person on loopback as before)."""
+        self.owners: dict[_Session, Visitor] = {}
+        self._watcher: asyncio.Task[None] | None = None
 
     def initialize_logging(self) -> None:
         """Warnings and errors only (no access log), on stderr, one line each."""
@@ -110,10 +133,28 @@ class ConsoleServer(Server):
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
     async def on_startup(self, app: web.Application) -> None:
-        """No banner: :func:`serve` printed the URL once the socket was bound."""
+        """No banner: :func:`serve` printed the URL once the socket was bound.  With
+        sign-in, a watcher ends consoles whose person signed out or was removed."""
+        if self.gate is not None:
+            self._watcher = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        gate = self.gate
+        assert gate is not None
+        while True:
+            await asyncio.sleep(WATCH_EVERY_S)
+            for session, visitor in list(self.owners.items()):
+                ws = self.sessions.get(session)
+                try:
+                    if ws is not None and not gate.still_valid(visitor):
+                        await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"signed out")
+                except Exception as err:  # noqa: BLE001 - one line; keep watching the others
+                    logging.getLogger("brainview.serve").error("sign-out watch", exc_info=err)
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Quit every session's app and close its websocket (Ctrl+C with tabs open)."""
+        if self._watcher is not None:
+            self._watcher.cancel()
         sessions = list(self.sessions.items())
         await asyncio.gather(*(session.stop() for session, _ in sessions))
         await asyncio.gather(*(ws.close(code=WSCloseCode.GOING_AWAY) for _, ws in sessions))
@@ -121,13 +162,17 @@ class ConsoleServer(Server):
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
         app.middlewares.append(self._guard)
+        if self.gate is not None:
+            app.middlewares.append(self.gate.middleware)
+            app.add_routes(self.gate.routes())
         return app
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Refuse foreign ``Host`` names on loopback and cross-origin websockets; any
         unexpected error is one log line and a plain 500, never a traceback."""
-        if self.loopback_only and not is_loopback(_host_name(request.host)):
+        behind_proxy = self.gate is not None and self.gate.tls_proxy
+        if self.loopback_only and not behind_proxy and not is_loopback(_host_name(request.host)):
             raise web.HTTPForbidden(text="brainview serve answers loopback names only")
         origin = request.headers.get("Origin")
         if request.path == "/ws" and origin and _origin_netloc(origin) != request.host:
@@ -153,8 +198,20 @@ class ConsoleServer(Server):
         if self.full:
             return full_page(self.limits)
         view = copy.copy(self)
-        view.public_url = f"{request.scheme}://{request.host}"
-        return await Server.handle_index(view, request)
+        scheme = self.gate.scheme(request) if self.gate is not None else request.scheme
+        view.public_url = f"{scheme}://{request.host}"
+        page = await Server.handle_index(view, request)
+        visitor: Visitor | None = request.get(VISITOR)
+        if visitor is None or not isinstance(page, web.Response) or page.text is None:
+            return page
+        csrf = visitor.session.csrf if visitor.session is not None else None
+        text = page.text.replace(
+            "</body>", console_bar(visitor.name, visitor.role, csrf) + "</body>", 1
+        )
+        return web.Response(
+            text=text, content_type="text/html", charset="utf-8",
+            headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"},
+        )  # fmt: skip
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """A browser tab connected: run its own app process until either side leaves,
@@ -172,6 +229,10 @@ class ConsoleServer(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
+        visitor: Visitor | None = request.get(VISITOR)
+        if visitor is not None and self.gate is not None:
+            session.identity_env = self.gate.identity(visitor).env()
+            self.owners[session] = visitor
         self.sessions[session] = websocket  # the slot is taken before the first await
         try:
             await websocket.prepare(request)
@@ -182,6 +243,7 @@ class ConsoleServer(Server):
         finally:
             await session.stop()
             self.sessions.pop(session, None)
+            self.owners.pop(session, None)
             if websocket.prepared:  # a bad handshake never became a websocket
                 await websocket.close()
         return websocket

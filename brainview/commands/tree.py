@@ -101,7 +101,9 @@ def _basic(sub: argparse._SubParsersAction) -> None:
         "serve:serve",
         "serve the console as a web page (textual-serve)",
         epilog="Each browser tab runs its own `brainview open` on the same brains. Only "
-        "this machine can connect unless --public: the console writes to the brains.",
+        "this machine can connect unless --public: the console writes to the brains. With "
+        "people in the users file (`brainview users add`) everyone signs in and each console "
+        "runs as its person; --public needs that. docs/team.md.",
     )
     _location(p, positional=True)
     p.add_argument(
@@ -110,7 +112,19 @@ def _basic(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--demo", action="store_true", help="serve demo brains (PATH: where to write)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="TCP port, 0 = any free one (8000)")
-    p.add_argument("--public", action="store_true", help="allow a --host other machines can reach")
+    p.add_argument(
+        "--public", action="store_true", help="allow a --host other machines can reach (sign-in)"
+    )
+    p.add_argument(
+        "--users",
+        metavar="FILE",
+        help="sign in against FILE (.spikuit/brainview-users.json)",
+    )
+    p.add_argument(
+        "--tls-proxy",
+        action="store_true",
+        help="a TLS reverse proxy is in front: Secure cookies, X-Forwarded-Proto/-For",
+    )
     p.add_argument(
         "--max-sessions",
         type=int,
@@ -496,6 +510,65 @@ def _learnings(sub: argparse._SubParsersAction) -> None:
     _json(p)
 
 
+def _users(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser(
+        "users", help="who may sign in to `brainview serve`: names, roles, passwords, tokens"
+    )
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def where(p: argparse.ArgumentParser) -> None:
+        _location(p)
+        p.add_argument(
+            "--file", metavar="FILE", help="the users file (default .spikuit/brainview-users.json)"
+        )
+
+    def secret(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--password-stdin",
+            action="store_true",
+            help="read the password as one line of stdin (default: ask twice on the terminal)",
+        )
+
+    p = _leaf(
+        acts,
+        "add",
+        "users:add",
+        "add a person who may sign in, with a role and a password",
+        epilog="Roles: viewer reads; reviewer also triages and rescues or lets go fading "
+        "reflections; maintainer may do everything. See docs/team.md.",
+    )
+    p.add_argument("name", metavar="NAME", help="1-64 letters, digits, '.', '_' or '-'")
+    p.add_argument("--role", required=True, choices=["viewer", "reviewer", "maintainer"])
+    secret(p)
+    where(p)
+    p = _leaf(acts, "list", "users:list_", "people who may sign in (never a hash)")
+    where(p)
+    _json(p)
+    p = _leaf(acts, "remove", "users:remove", "remove a person; their sessions end")
+    p.add_argument("name", metavar="NAME")
+    where(p)
+    p = _leaf(acts, "role", "users:role", "change a person's role (from their next sign-in)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("role", choices=["viewer", "reviewer", "maintainer"], metavar="ROLE",
+                   help="viewer, reviewer or maintainer")  # fmt: skip
+    where(p)
+    p = _leaf(acts, "passwd", "users:passwd", "set a person's password")
+    p.add_argument("name", metavar="NAME")
+    secret(p)
+    where(p)
+    p = _leaf(
+        acts,
+        "token",
+        "users:token",
+        "issue or rotate a person's bearer token (printed once)",
+        epilog="Scripts send it as `Authorization: Bearer TOKEN`. Only its SHA-256 is kept; "
+        "issuing a new one ends the old one.",
+    )
+    p.add_argument("name", metavar="NAME")
+    where(p)
+    _json(p)
+
+
 def build_parser() -> Parser:
     """The whole command tree."""
     parser = Parser(prog="brainview", description=DESCRIPTION, epilog=EPILOG)
@@ -512,6 +585,7 @@ def build_parser() -> Parser:
     _export(sub)
     _simulate(sub)
     _learnings(sub)
+    _users(sub)
     return parser
 
 

@@ -108,6 +108,10 @@ def test_public_serves_beyond_loopback_with_a_warning(demo, monkeypatch, capsys)
         def run(self) -> None:
             return None
 
+    from brainview.services.team.accounts import Accounts, default_path
+
+    accounts = Accounts(default_path(demo[0] / ".spikuit"))
+    accounts.add("ada", "maintainer", "a long enough password", now="2026-01-01T00:00:00Z")
     monkeypatch.setattr(serve_cmd, "ConsoleServer", Recorder)
     monkeypatch.setattr(
         serve_cmd, "listen", lambda host, port: socket.create_server(("127.0.0.1", 0))
@@ -115,7 +119,8 @@ def test_public_serves_beyond_loopback_with_a_warning(demo, monkeypatch, capsys)
     assert main(["serve", str(demo[0]), "--host", "192.0.2.7", "--public", "--port", "0"]) == 0
     out, err = capsys.readouterr()
     assert made and made[0]["loopback_only"] is False and made[0]["url"] in out
-    assert err.startswith("brainview: --public: anyone who can reach http://192.0.2.7:")
+    assert err.startswith("brainview: --public: anyone who signs in at http://192.0.2.7:")
+    assert made[0]["gate"] is not None  # --public only with sign-in
 
 
 def test_each_session_runs_brainview_open_on_the_same_brains(tmp_path: Path, make_demo) -> None:  # type: ignore[no-untyped-def]

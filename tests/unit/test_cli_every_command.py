@@ -44,6 +44,12 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         write_tree(root, DEMO_NOW)
     if name == "learnings plan":
         assert cli("learnings", "import", str(tree), "-C", str(root)).returncode == 0
+    if name in ("users list", "users token"):
+        from brainview.services.team.accounts import Accounts, default_path
+
+        accounts = Accounts(default_path(root / ".spikuit"))
+        if "ada" not in accounts.load().accounts:
+            accounts.add("ada", "reviewer", "a long enough password", now=DEMO_NOW.isoformat())
     cases: dict[str, tuple[list[str], Any]] = {
         "propose": (["propose", str(_proposal_file(root))], lambda d: d["count"] == 1),
         "propose --dry-run": (
@@ -112,6 +118,14 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             lambda d: len(d["added"]) > 10 and d["root"] == str(tree),
         ),
         "learnings plan": (["learnings", "plan"], lambda d: len(d["queued"]) >= 4),
+        "users list": (
+            ["users", "list"],
+            lambda d: d["count"] == 1 and d["users"][0]["name"] == "ada",
+        ),
+        "users token": (
+            ["users", "token", "ada"],
+            lambda d: d["name"] == "ada" and len(d["token"]) >= 43 and len(d["token_id"]) == 8,
+        ),
         "recall --no-log": (
             ["recall", "--text", "merging keywords overlap", "--no-log"],
             lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
@@ -128,7 +142,8 @@ SUBCOMMANDS = [
     "reflect disable", "reflect enable", "outcome report", "outcome show", "outcome undo",
     "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
-    "recall", "recall --no-log", "learnings import", "learnings plan",
+    "recall", "recall --no-log", "learnings import", "learnings plan", "users list",
+    "users token",
 ]  # fmt: skip
 
 
