@@ -96,23 +96,25 @@ def move_domain_range(raw: sqlite3.Connection, old: str, new: str, first: int, l
     return int(cur.rowcount)
 
 
-def neurons_by_id(raw: sqlite3.Connection, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
-    """The neuron rows with these ids (any state; absent ids are left out), each as
-    :func:`neuron_columns` orders it."""
-    out: dict[str, tuple[Any, ...]] = {}
-    at = neuron_columns(raw).index("id")
+def neurons_by_id(
+    raw: sqlite3.Connection, ids: Sequence[str]
+) -> dict[str, tuple[int, tuple[Any, ...]]]:
+    """The neuron rows with these ids (any state; absent ids are left out): id →
+    ``(rowid, row)``, each row as :func:`neuron_columns` orders it."""
+    out: dict[str, tuple[int, tuple[Any, ...]]] = {}
+    at = neuron_columns(raw).index("id") + 1
     for start in range(0, len(ids), _IDS_PER_STATEMENT):
         part = ids[start : start + _IDS_PER_STATEMENT]
         marks = ",".join("?" * len(part))
-        for row in raw.execute(f"SELECT * FROM neuron WHERE id IN ({marks})", part):
-            out[row[at]] = row
+        for row in raw.execute(f"SELECT rowid, * FROM neuron WHERE id IN ({marks})", part):
+            out[row[at]] = (row[0], row[1:])
     return out
 
 
-def move_neurons(raw: sqlite3.Connection, ids: Sequence[str], domain: str) -> None:
-    """Set the domain of these neurons (nothing else: ``updated_at`` stays, as
-    ``Circuit.rename_domain`` leaves it)."""
-    raw.executemany("UPDATE neuron SET domain = ? WHERE id = ?", [(domain, i) for i in ids])
+def move_rowids(raw: sqlite3.Connection, rowids: Sequence[int], domain: str) -> None:
+    """Set the domain of the neurons with these rowids (read in this transaction), and
+    nothing else."""
+    raw.executemany("UPDATE neuron SET domain = ? WHERE rowid = ?", [(domain, r) for r in rowids])
 
 
 def insert_event_tuples(raw: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:

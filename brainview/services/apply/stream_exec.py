@@ -99,9 +99,10 @@ def apply_stream(raw: sqlite3.Connection, plan: Plan, *, what: str) -> bool:
 
 def _chunks_newest_first(
     raw: sqlite3.Connection, plan: Plan, chunk_at: ChunkAt, n_chunks: int
-) -> Iterator[tuple[Chunk, list[tuple[object, ...]]]]:
-    """Each stored chunk (newest first) with its rows as they are now, checked: every
-    row as the apply left it.  Raises ConflictError naming what changed."""
+) -> Iterator[tuple[Chunk, list[int], list[tuple[object, ...]]]]:
+    """Each stored chunk (newest first) with its rows' rowids and the rows as they are
+    now, checked: every row as the apply left it.  Raises ConflictError naming what
+    changed."""
     stream = _stream(plan)
     cols = domain_stream.neuron_columns(raw)
     at_dom = cols.index("domain")
@@ -113,12 +114,12 @@ def _chunks_newest_first(
         move = stream.moves[chunk.move]  # new → old: the undo's direction
         found = domain_stream.neurons_by_id(raw, chunk.ids)
         for nid in chunk.ids:
-            row = found.get(nid)
-            if row is None:
+            hit = found.get(nid)
+            if hit is None:
                 raise ConflictError(f"neuron {nid} is gone since it was planned")
-            if row[at_dom] != move.old:
+            if hit[1][at_dom] != move.old:
                 raise ConflictError(f"neuron {nid} changed since it was planned")
-        now = [found[nid] for nid in chunk.ids]
+        now = [found[nid][1] for nid in chunk.ids]
         befores = [(*r[:at_dom], move.new, *r[at_dom + 1 :]) for r in now]
         if chunk_digest(cols, befores) != chunk.digest:
             raise ConflictError(
@@ -126,14 +127,14 @@ def _chunks_newest_first(
                 "since it was planned"
             )
         lines[seq] = chunk_line(chunk.move, len(now), chunk.digest)
-        yield chunk, now
+        yield chunk, [found[nid][0] for nid in chunk.ids], now
     if hashlib.blake2b(b"".join(lines), digest_size=16).hexdigest() != stream.digest:
         raise ConflictError("the record of the apply does not match its plan")
 
 
 def check_revert(raw: sqlite3.Connection, plan: Plan, chunk_at: ChunkAt, n_chunks: int) -> None:
     """Refuse (ConflictError) unless every row of the apply is as it left it."""
-    for _chunk, _rows in _chunks_newest_first(raw, plan, chunk_at, n_chunks):
+    for _checked in _chunks_newest_first(raw, plan, chunk_at, n_chunks):
         pass
 
 
@@ -145,10 +146,10 @@ def revert_stream(raw: sqlite3.Connection, plan: Plan, chunk_at: ChunkAt, n_chun
         return False
     cols = domain_stream.neuron_columns(raw)
     seq = 0
-    for chunk, rows in _chunks_newest_first(raw, plan, chunk_at, n_chunks):
+    for chunk, rowids, rows in _chunks_newest_first(raw, plan, chunk_at, n_chunks):
         back = stream.moves[chunk.move].new
         rows.reverse()
-        domain_stream.move_neurons(raw, list(reversed(chunk.ids)), back)
+        domain_stream.move_rowids(raw, rowids[::-1], back)
         domain_stream.insert_event_tuples(raw, update_events(cols, rows, back, cs.id, seq, cs.at))
         seq += len(rows)
         hooks.step("revert.user_chunk")
