@@ -280,3 +280,42 @@ def test_snapshot_pair_is_the_general_encoder(monkeypatch: pytest.MonkeyPatch) -
                 snapshots.neuron_snapshot_pair(row, new)
             continue
         assert snapshots.neuron_snapshot_pair(row, new) == expected, json.dumps(row, default=str)
+
+
+def test_other_connections_never_see_a_half_renamed_domain(make_demo: Any, streamed: Ids) -> None:
+    """Between two chunks a reader sees the domain as before, whole; a writer (spkt)
+    waits for the one transaction instead of landing between chunks."""
+    root, _ = make_demo(SPEC)
+    queue(root, "p-rename", "rename_domain", {"old": "math", "new": "mathematics"})
+    conn = user_db(root)
+    (rows,) = conn.execute("SELECT COUNT(*) FROM neuron WHERE domain = 'math'").fetchone()
+    seen: list[tuple[int, int]] = []
+    refused: list[str] = []
+
+    def look(step: str) -> None:
+        if step != "apply.user_chunk":
+            return
+        other = sqlite3.connect(root / ".spikuit" / "circuit.db", timeout=0)
+        seen.append(
+            other.execute(
+                "SELECT SUM(domain = 'math'), SUM(domain = 'mathematics') FROM neuron"
+            ).fetchone()
+        )
+        try:
+            other.execute("UPDATE neuron SET content = 'spkt' WHERE domain = 'math'")
+        except sqlite3.OperationalError as err:
+            refused.append(str(err))
+        other.close()
+
+    hooks.set_step_hook(look)
+    try:
+        assert accept(root, "p-rename").apply_state == "applied"
+    finally:
+        hooks.set_step_hook(None)
+    assert len(seen) >= 3 and set(seen) == {(rows, 0)}
+    assert len(refused) == len(seen) and all("locked" in r for r in refused)
+    assert (
+        conn.execute("SELECT COUNT(*) FROM neuron WHERE domain = 'mathematics'").fetchone()[0]
+        == rows
+    )
+    conn.close()
