@@ -33,6 +33,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -136,8 +137,13 @@ def prepared(size: str, cache: Path) -> Path:
 
 def child(code: str, args: list[str], pythonpath: str) -> dict[str, object]:
     env = {**installed_env(), "PYTHONPATH": pythonpath}
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=False
+    done = subprocess.run(  # cwd: not a tree (``-c`` puts the cwd first on sys.path)
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=tempfile.gettempdir(),
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr else "failed")
