@@ -1,8 +1,8 @@
 """Streamed plans: a ``rename_domain`` / ``merge_domains`` too big to plan row by row.
 
 Above :data:`STREAM_MIN_LIVE` live neurons the in-memory plan (every row's image
-before and after, and its event, in Python and in the intent's JSON) costs about a
-gigabyte and tens of seconds for a 200,000-neuron domain.  Such a proposal gets a
+before and after, and its event, in Python and in the intent's JSON) cost 3 GB and
+~110 s of CPU to accept for a 200,000-neuron domain (2.5 GB to undo).  Such a proposal gets a
 :class:`~brainview.services.apply.plan.Stream` instead — the same rows, the same
 order, the same events, described rather than listed:
 
@@ -21,7 +21,8 @@ Why one transaction and not one per chunk: a reader (the console, ``spkt``) must
 never see a half-renamed domain, and a concurrent ``spkt`` write must never land
 between two chunks of a change that may still roll back; SQLite's WAL keeps the
 page cache bounded (dirty pages spill to the log), so one transaction costs no more
-memory than many, and measured no more time (docs/performance.md, round two).  A
+memory than many, and measured within 10 % of their CPU and the same wall time on a
+50k-neuron domain (docs/performance.md, "Streamed apply of a big domain").  A
 crash anywhere leaves the user brain as before (SQLite drops the unfinished
 transaction) and the intent pending: :func:`~brainview.services.apply.recover`
 applies it again from the start.
