@@ -99,6 +99,7 @@ def neuron_snapshot(row: Row) -> str:
 _NEURON_KEYS = [("{" if i == 0 else ",") + to_json(f) + ":" for i, f in enumerate(NEURON_FIELDS)]
 _AT_DOMAIN = NEURON_FIELDS.index("domain")
 _NEURON_TIMES = [i for i, name in enumerate(NEURON_FIELDS) if name in _TIMES]
+_TEXT_TYPES = frozenset({str, type(None)})
 
 
 def neuron_snapshot_pair(row: Row, domain: Any) -> tuple[str, str]:
@@ -110,9 +111,8 @@ def neuron_snapshot_pair_values(values: list[Any], domain: Any) -> tuple[str, st
     """The same two strings from a neuron's :data:`NEURON_FIELDS` values (a list, used
     up), the shared parts built once: a domain move logs one pair per row, and for
     200,000 rows the general encoder was most of the cost."""
-    if any(v is not None and type(v) is not str for v in values) or (
-        domain is not None and type(domain) is not str
-    ):  # numbers or bytes in a text column: the general encoder (same strings)
+    if not _TEXT_TYPES.issuperset(map(type, values)) or type(domain) not in _TEXT_TYPES:
+        # numbers or bytes in a text column: the general encoder (same strings)
         row = dict(zip(NEURON_FIELDS, values, strict=True))
         return neuron_snapshot(row), neuron_snapshot({**row, "domain": domain})
     for i in _NEURON_TIMES:

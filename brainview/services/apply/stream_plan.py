@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from typing import Any
 
 from brainview.core.kinds import ParamError, check_params
@@ -152,6 +153,20 @@ def chunk_line(index: int, n: int, digest: str) -> bytes:
     return f"{index}:{n}:{digest}\n".encode()
 
 
+def _snapshot_values(cols: tuple[str, ...]) -> Callable[[tuple[Any, ...]], list[Any]]:
+    """Row tuple → its :data:`~.snapshots.NEURON_FIELDS` values (a missing column —
+    Spikuit 0.7 always has them — reads as null, as the in-memory planner's ``get``)."""
+    where = [cols.index(name) if name in cols else None for name in snap.NEURON_FIELDS]
+    if None not in where:
+        get = itemgetter(*where)  # type: ignore[arg-type]
+        return lambda row: list(get(row))
+
+    def pick(row: tuple[Any, ...]) -> list[Any]:
+        return [None if i is None else row[i] for i in where]
+
+    return pick
+
+
 def update_events(
     cols: tuple[str, ...],
     befores: list[tuple[Any, ...]],
@@ -163,13 +178,13 @@ def update_events(
     """The ``neuron.update`` events of rows moving to domain ``new`` (``event`` tuples
     in :data:`~brainview.store.domain_stream.EVENT_COLUMNS` order), seq from
     ``first_seq``: the event the in-memory planner logs for each row."""
-    where = [cols.index(name) if name in cols else None for name in snap.NEURON_FIELDS]
+    pick = _snapshot_values(cols)
     at_id = cols.index("id")
     pair = snap.neuron_snapshot_pair_values
     op = snap.OP_NEURON_UPDATE
     out: list[tuple[Any, ...]] = []
     for seq, row in enumerate(befores, first_seq):
-        before, after = pair([None if i is None else row[i] for i in where], new)
+        before, after = pair(pick(row), new)
         eid = event_id(changeset_id, seq)
         out.append((eid, changeset_id, seq, op, "neuron", row[at_id], before, after, at))
     return out
