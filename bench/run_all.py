@@ -7,7 +7,9 @@ the user would not see) and prints JSON; the results are appended, one object pe
 line, to ``--out`` with the command that produced them, and a summary is printed.
 With the large brains already built (``bench/.cache``) the whole run takes about
 5 minutes on the 2-core reference machine, plus ~15 for the two recall benches (the
-100k-reflection agent brain they use is built once, ~3 min); it is not part of the
+100k-reflection agent brain they use is built once, ~3 min) and ~5 for the streamed
+apply (its three brains, up to a 1M-neuron user brain with a 200k-neuron domain, are
+built once under ``/tmp/brainview-bench-apply``, ~10 min); it is not part of the
 unit-test suite.
 """
 
@@ -45,6 +47,7 @@ BENCHES: dict[str, list[list[str]]] = {
     "clustering": [[PY, "bench/bench_clustering.py"]],
     "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
     "intake": [[PY, "bench/bench_intake.py", "--size", "20k", "--runs", "3"]],
+    "apply_stream": [[PY, "bench/bench_apply_stream.py", "--sizes", "20k,50k,200k"]],
     "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
     "recall": [[PY, "bench/bench_recall.py"]],
     "recall_quality": [[PY, "bench/bench_recall_quality.py", "--sizes", "demo,agent100k"]],

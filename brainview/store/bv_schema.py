@@ -77,6 +77,13 @@ APPLY_DDL = [
         batch_id TEXT, owner TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_intent_state ON brainview_apply_intent(state)",
     "CREATE INDEX IF NOT EXISTS ix_bv_intent_decision ON brainview_apply_intent(decision_id)",
+    # The rows of a streamed apply (a domain too big to plan row by row), in chunks:
+    # which neuron ids, of which move of the plan, and the digest of their
+    # before-images.  Written with the intent; read back (newest chunk first) by the
+    # undo, which must find every row as the apply left it.
+    """CREATE TABLE IF NOT EXISTS brainview_apply_chunk (
+        changeset_id TEXT NOT NULL, seq INTEGER NOT NULL, move INTEGER NOT NULL,
+        ids_json TEXT NOT NULL, digest TEXT NOT NULL, PRIMARY KEY (changeset_id, seq))""",
     # Proposals imported from a Spikuit consolidation plan (`spkt consolidate --json`):
     # the plan's state hash makes them stale when the user brain changed since.
     """CREATE TABLE IF NOT EXISTS brainview_plan_item (
@@ -94,6 +101,7 @@ BV_TABLES = (
     "brainview_grade",
     "brainview_lifecycle",
     "brainview_apply_intent",
+    "brainview_apply_chunk",
     "brainview_plan_item",
 )
 

@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 from sqlalchemy import Connection, text
 
 from brainview.store import bounded
-from brainview.store.era import Era
 from brainview.store.readmodel import table_exists
 
 SORTS = {
@@ -164,13 +163,3 @@ def recent_grades(conn: Connection, neuron_id: str, n: int = 5) -> list[int]:
             {"id": neuron_id, "n": n},
         )
     ][::-1]
-
-
-def live_in_domain(conn: Connection, era: Era, domain: str) -> int:
-    """How many live neurons of a user brain sit in ``domain``."""
-    live = era.live("neuron")
-    return int(
-        conn.execute(
-            text(f"SELECT COUNT(*) FROM neuron WHERE domain = :d AND {live}"), {"d": domain}
-        ).scalar_one()
-    )

@@ -1,10 +1,12 @@
-"""A domain-wide proposal on a big domain gets a summarised preview, not every row."""
+"""A domain-wide proposal on a big domain gets a summarised preview, not every row:
+the counted plan the streamed apply carries out (:mod:`brainview.services.apply.stream_plan`)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 
+from brainview.services.apply import stream_plan
 from brainview.services.project import Project
 from brainview.services.review import detail
 from brainview.store.discovery import discover
@@ -19,12 +21,12 @@ def test_large_domain_rename_preview_is_summarised(demo, now, monkeypatch) -> No
     conn.close()
     with Project.open(discover(root)) as project:
         full = detail.load(project, pid, now)
-        monkeypatch.setattr(detail, "PREVIEW_NEURON_LIMIT", 5)
+        monkeypatch.setattr(stream_plan, "STREAM_MIN_LIVE", 5)
         short = detail.load(project, pid, now)
     old = json.loads(params)["old"]
-    assert full.plan is not None and len(full.preview) > 5
-    assert short.plan is None and len(short.preview) == 1
+    assert full.plan is not None and full.plan.stream is None and len(full.preview) > 5
+    assert short.plan is not None and short.plan.stream is not None and len(short.preview) == 1
     what, before, after = short.preview[0]
-    assert (
-        what == f"domain {old}" and before.endswith("neurons") and "summarised" in short.change_log
-    )
+    assert what == f"domain {old}" and before.endswith("live)") and after.startswith("→ ")
+    assert "summarised" in short.change_log
+    assert short.plan.stream.rows == len(full.plan.changes)  # every row, retired ones too

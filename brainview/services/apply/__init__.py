@@ -10,6 +10,9 @@ Layout (each module small, one job):
   registry and :func:`build_plan`, the one code path of preview *and* apply.
 * :mod:`.describe` — a plan as preview lines.
 * :mod:`.execute` — writing a plan in one user-brain transaction, idempotently.
+* :mod:`.stream_plan`, :mod:`.stream_exec` — a domain rename or merge too big to plan
+  row by row (over 2,000 live neurons): counted for the preview, digested chunk by
+  chunk at accept, written and undone chunk by chunk in one transaction.
 * :mod:`.intent`, :mod:`.gate`, :mod:`.runner` — the crash-safe protocol across the
   two files: intent row with the decision, user-brain change, intent done;
   :func:`recover` finishes or rolls back what a crash interrupted.
@@ -104,9 +107,13 @@ def plan_for(
 ) -> Plan:
     """What accepting this proposal now would change (ConflictError: it cannot)."""
     from brainview.services.apply.planner import build_plan, context
+    from brainview.services.apply.stream_plan import preview_stream, streams
     from brainview.services.apply.view import UserView
     from brainview.store.rows import driver
 
     with project.user.read() as uconn:
-        view = UserView(driver(uconn), project.user.era)
-        return build_plan(view, kind, params, context(proposal_id, actor, now))
+        raw, era = driver(uconn), project.user.era
+        ctx = context(proposal_id, actor, now)
+        if streams(raw, kind, params):  # a big domain: counted (the preview's form)
+            return preview_stream(raw, era, kind, params, ctx)
+        return build_plan(UserView(raw, era), kind, params, ctx)

@@ -2,7 +2,9 @@
 
 One line per changed row (one per changed column for a neuron), straight from the
 plan that the apply executes — so what is shown is what happens.  ``updated_at`` and
-other bookkeeping columns are left out of the lines (they are in the plan).
+other bookkeeping columns are left out of the lines (they are in the plan).  A
+streamed plan (a big domain) shows one line per domain it moves, with its counts: the
+rows it writes are exactly those (every row of the domain, retired ones too).
 """
 
 from __future__ import annotations
@@ -70,6 +72,11 @@ def line_of(change: RowChange) -> list[tuple[str, str, str]]:
 
 def preview_lines(plan: Plan) -> list[tuple[str, str, str]]:
     """Every preview line of a plan, in the order the rows change."""
+    if plan.stream is not None:
+        return [
+            (f"domain {m.old}", f"{m.rows:,} neurons ({m.live:,} live)", f"→ {m.new}")
+            for m in plan.stream.moves
+        ]
     return [line for change in plan.changes for line in line_of(change)]
 
 
@@ -77,6 +84,12 @@ def log_summary(plan: Plan) -> str:
     """What goes into Spikuit's change log, in one line."""
     if plan.empty:
         return "nothing to apply"
+    if plan.stream is not None:
+        n, size = plan.stream.rows, plan.stream.chunk_rows
+        return (
+            f"changeset {plan.changeset.tag} ({plan.changeset.actor_kind}): {n}× neuron.update "
+            f"(summarised: {n:,} rows written in chunks of {size:,}, one transaction)"
+        )
     ops: dict[str, int] = {}
     for e in plan.events:
         ops[e.op] = ops.get(e.op, 0) + 1

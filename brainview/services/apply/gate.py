@@ -6,7 +6,9 @@ reason, so the whole decision writes nothing) and — when the decision applies 
 user brain — computes the plan (the same code as the preview) and writes the intent
 row in the same agent-brain transaction as the decision.  Plans of one batch are
 computed one after another on one view of the user brain, so the second sees the
-first's changes.  Lock order is always agent brain, then user brain.
+first's changes — except a streamed plan (a domain too big to plan row by row,
+:mod:`.stream_plan`), which must be the only plan of its decision; its chunks are
+stored with its intent.  Lock order is always agent brain, then user brain.
 """
 
 from __future__ import annotations
@@ -22,10 +24,13 @@ from sqlalchemy import Connection
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError
 from brainview.services.apply import intent as intents
+from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, context, require_apply_era
 from brainview.services.apply.stale import QueuedRef, stale_all
-from brainview.services.apply.view import UserView
+from brainview.services.apply.stream_plan import plan_stream, streams
+from brainview.services.apply.view import Ctx, UserView
 from brainview.services.project import Project
+from brainview.store.apply_chunks import insert_chunk
 from brainview.store.bv_schema import ensure_apply_schema
 from brainview.store.rows import driver
 
@@ -44,6 +49,8 @@ class AcceptGate:
         self._stack = ExitStack()
         self._uconn: Connection | None = None
         self._view: UserView | None = None
+        self._planned: list[tuple[str, bool]] = []
+        """``(proposal id, streamed?)`` of every plan made so far."""
 
     def __enter__(self) -> AcceptGate:
         if self.applying:
@@ -75,13 +82,14 @@ class AcceptGate:
         if not self.applying:
             return None
         ctx = context(pid, self.decider, self.now)
+        ensure_apply_schema(conn)
         try:
-            plan = build_plan(
-                self._view, str(proposal["kind"]), json.loads(proposal["params_json"]), ctx
-            )
+            params = json.loads(proposal["params_json"])
+            plan = self._plan(conn, pid, str(proposal["kind"]), params, ctx)
         except ConflictError as err:
             raise ConflictError(f"proposal {pid} cannot be applied: {err}") from None
-        ensure_apply_schema(conn)
+        if not plan.empty:
+            self._planned.append((pid, plan.stream is not None))
         intents.write(
             conn,
             decision_id=decision_id,
@@ -93,3 +101,31 @@ class AcceptGate:
             batch_id=self.batch_id,
         )
         return APPLIED if plan.empty else PENDING
+
+    def _plan(
+        self, conn: Connection, pid: str, kind: str, params: dict[str, Any], ctx: Ctx
+    ) -> Plan:
+        """The in-memory plan on the shared view, or a streamed one (a big domain) with
+        its chunks stored next to the intent.  A streamed plan is applied alone (notes
+        aside): the view cannot lay 200,000 staged rows over the brain for the plans
+        after it, nor can the stream see rows staged by the plans before it."""
+        assert self._view is not None
+        if not streams(self._view.raw, kind, params):
+            plan = build_plan(self._view, kind, params, ctx)
+            streamed = [p for p, s in self._planned if s]
+            if streamed and not plan.empty:
+                raise ConflictError(_ALONE.format(pid=streamed[0]))
+            return plan
+        if self._planned:
+            raise ConflictError(_ALONE.format(pid=pid))
+
+        def sink(seq: int, move: int, ids: list[str], digest: str) -> None:
+            insert_chunk(conn, ctx.changeset.id, seq, move, ids, digest)
+
+        return plan_stream(self._view.raw, self._view.era, kind, params, ctx, sink)
+
+
+_ALONE = (
+    "proposal {pid} changes a domain too big to plan row by row; it is applied on its "
+    "own: accept it alone"
+)

@@ -13,17 +13,24 @@ from collections.abc import Callable
 STEPS = (
     "decision.before_commit",
     "decision.committed",
+    "apply.user_chunk",
     "apply.user_mid_txn",
     "apply.user_committed",
     "apply.done",
     "revert.before_commit",
     "revert.agent_committed",
+    "revert.user_chunk",
     "revert.user_mid_txn",
     "revert.user_committed",
     "revert.done",
 )
 """Every step, in protocol order (``decision.*``/``apply.*`` for an accept,
-``revert.*`` for the undo of an applied decision)."""
+``revert.*`` for the undo of an applied decision).  ``*.user_chunk`` is announced
+after each chunk of a streamed plan (:mod:`.stream_exec`), inside the transaction;
+other plans never reach it."""
+
+STREAM_STEPS = ("apply.user_chunk", "revert.user_chunk")
+"""The steps only a streamed plan reaches."""
 
 _hook: Callable[[str], None] | None = None
 

@@ -4,6 +4,11 @@ The preview *is* the plan: every row that changes, with its full image before an
 after (``None`` = the row does not exist), plus the Spikuit ``event`` rows and the
 ``changeset`` that record it.  Applying executes exactly these changes; undoing
 executes :meth:`Plan.inverse`.
+
+A domain rename or merge too big to hold row by row (:mod:`.stream_plan`) is a
+*streamed* plan instead: a :class:`Stream` says which domains move where, how many rows
+(live and retired), in which chunks, and the digest of every row's before-image; the
+rows and their events are written chunk by chunk (:mod:`.stream_exec`).
 """
 
 from __future__ import annotations
@@ -51,6 +56,45 @@ class ChangesetInfo:
     actor_kind: str = "human"
 
 
+@dataclass(frozen=True)
+class Move:
+    """One domain of a streamed plan: every row of ``old`` (retired ones too) → ``new``."""
+
+    old: str
+    new: str
+    rows: int
+    live: int
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A streamed domain change: its moves in order, the chunking, and the digest of
+    the rows' before-images in plan order (``None`` in a preview, which only counts)."""
+
+    moves: tuple[Move, ...]
+    chunk_rows: int
+    digest: str | None = None
+    revert_of: str | None = None
+    """For an undo: the changeset id of the apply it reverts (its chunks are kept under
+    that id in the agent brain)."""
+
+    @property
+    def rows(self) -> int:
+        """How many neuron rows change (one ``neuron.update`` event each)."""
+        return sum(m.rows for m in self.moves)
+
+    def to_value(self) -> list[Any]:
+        """A JSON-able value (see :meth:`from_value`)."""
+        moves = [[m.old, m.new, m.rows, m.live] for m in self.moves]
+        return [moves, self.chunk_rows, self.digest, self.revert_of]
+
+    @classmethod
+    def from_value(cls, value: list[Any]) -> Stream:
+        """Inverse of :meth:`to_value`."""
+        moves, chunk_rows, digest, revert_of = value
+        return cls(tuple(Move(*m) for m in moves), chunk_rows, digest, revert_of)
+
+
 @dataclass
 class Plan:
     """The rows one proposal changes, in order, and its change log."""
@@ -60,29 +104,36 @@ class Plan:
     changeset: ChangesetInfo
     changes: list[RowChange] = field(default_factory=list)
     events: list[EventRow] = field(default_factory=list)
+    stream: Stream | None = None
+    """Set for a streamed plan (then ``changes`` and ``events`` are empty)."""
 
     @property
     def empty(self) -> bool:
         """Nothing to write (a ``note``, or a change already in place)."""
-        return not self.changes
+        return not self.changes and (self.stream is None or self.stream.rows == 0)
+
+    @property
+    def rows_changed(self) -> int:
+        """How many rows the plan writes."""
+        return self.stream.rows if self.stream is not None else len(self.changes)
 
     # -- persistence ----------------------------------------------------------------
 
     def to_json(self) -> str:
         """Canonical JSON: two plans are the same change iff their JSON is equal."""
         cs = self.changeset
-        return encode(
-            {
-                "kind": self.kind,
-                "params": self.params,
-                "changeset": [cs.id, cs.tag, cs.actor_id, cs.at, cs.actor_kind],
-                "changes": [[c.table, list(c.key), c.before, c.after] for c in self.changes],
-                "events": [
-                    [e.op, e.target_kind, e.target_id, e.before_json, e.after_json]
-                    for e in self.events
-                ],
-            }
-        )
+        value: dict[str, Any] = {
+            "kind": self.kind,
+            "params": self.params,
+            "changeset": [cs.id, cs.tag, cs.actor_id, cs.at, cs.actor_kind],
+            "changes": [[c.table, list(c.key), c.before, c.after] for c in self.changes],
+            "events": [
+                [e.op, e.target_kind, e.target_id, e.before_json, e.after_json] for e in self.events
+            ],
+        }
+        if self.stream is not None:
+            value["stream"] = self.stream.to_value()
+        return encode(value)
 
     @classmethod
     def from_json(cls, text: str) -> Plan:
@@ -94,14 +145,15 @@ class Plan:
             changeset=ChangesetInfo(*data["changeset"]),
             changes=[RowChange(t, tuple(k), b, a) for t, k, b, a in data["changes"]],
             events=[EventRow(*e) for e in data["events"]],
+            stream=Stream.from_value(data["stream"]) if "stream" in data else None,
         )
 
     # -- the change log ---------------------------------------------------------------
 
-    def log_rows(self) -> tuple[Row, list[Row]]:
-        """The ``changeset`` row and its ``event`` rows, ready to insert."""
+    def changeset_row(self) -> Row:
+        """The ``changeset`` row, ready to insert."""
         cs = self.changeset
-        changeset = {
+        return {
             "id": cs.id,
             "tag": cs.tag,
             "actor_id": cs.actor_id,
@@ -110,6 +162,11 @@ class Plan:
             "committed_at": cs.at,
             "status": "committed",
         }
+
+    def log_rows(self) -> tuple[Row, list[Row]]:
+        """The ``changeset`` row and its ``event`` rows, ready to insert."""
+        cs = self.changeset
+        changeset = self.changeset_row()
         events = [
             {
                 "id": event_id(cs.id, seq),
@@ -128,7 +185,13 @@ class Plan:
 
     def inverse(self, changeset: ChangesetInfo) -> Plan:
         """The plan that puts every row back, newest change first, with the events a
-        Spikuit reader expects for each row (the change log stays append-only)."""
+        Spikuit reader expects for each row (the change log stays append-only).  A
+        streamed plan's inverse names this plan's changeset: its chunks, read back in
+        reverse, say which rows to put back."""
+        if self.stream is not None:
+            back = tuple(Move(m.new, m.old, m.rows, m.live) for m in self.stream.moves)
+            stream = Stream(back, self.stream.chunk_rows, self.stream.digest, self.changeset.id)
+            return Plan(self.kind, self.params, changeset, stream=stream)
         changes = [RowChange(c.table, c.key, c.after, c.before) for c in reversed(self.changes)]
         events = [e for c in changes for e in row_events(c)]
         return Plan(self.kind, self.params, changeset, changes, events)

@@ -7,7 +7,9 @@ Here, in order:
    intent whose changeset is already there (idempotent: a crash after step 1 is
    harmless); for an ``apply``, recompute its plan against the rows as they are now
    and require it to be byte-for-byte the plan recorded with the decision; execute
-   it (rows + changeset + events).  Commit.
+   it (rows + changeset + events).  A streamed plan (a big domain) is checked against
+   its recorded digest and written chunk by chunk instead (:mod:`.stream_exec`), in
+   the same transaction.  Commit.
 2. **Agent brain**: mark the intents ``done`` (``apply_state`` = ``applied`` /
    ``reverted``).
 
@@ -21,20 +23,23 @@ the intents pending for :func:`recover`.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, LockedError, ReadOnlyError
-from brainview.services.apply import hooks, owner
+from brainview.services.apply import hooks, owner, stream_exec
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import changeset_exists, describe_row, execute
 from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, require_apply_era
+from brainview.services.apply.stream_exec import ChunkSource
 from brainview.services.apply.view import Ctx, UserView
 from brainview.services.project import Project
 from brainview.store.apply_intents import clear_decision_undone, mark_decision_undone
+from brainview.store.domain_stream import roomy_cache
 from brainview.store.effects import reapply_effects, revert_effects
 from brainview.store.rows import driver
 
@@ -81,6 +86,9 @@ def _run_user(project: Project, batch: Sequence[intents.Intent]) -> list[bool]:
         raw = driver(uconn)
         for it in batch:
             plan = it.plan
+            if plan.stream is not None:
+                done.append(_run_stream(project, raw, it, plan))
+                continue
             if it.action == "apply" and not changeset_exists(raw, plan.changeset.id):
                 now = fsrs_math.parse_ts(it.planned_at)
                 fresh = build_plan(
@@ -94,6 +102,17 @@ def _run_user(project: Project, batch: Sequence[intents.Intent]) -> list[bool]:
             done.append(execute(raw, plan, mid_step=f"{action}.user_mid_txn"))
     hooks.step(f"{action}.user_committed")
     return done
+
+
+def _run_stream(project: Project, raw: sqlite3.Connection, it: intents.Intent, plan: Plan) -> bool:
+    """A streamed plan, chunk by chunk, in the caller's transaction (:mod:`.stream_exec`)."""
+    with roomy_cache(raw):
+        if it.action == "apply":
+            return stream_exec.apply_stream(raw, plan, what=f"proposal {it.proposal_id}")
+        assert plan.stream is not None and plan.stream.revert_of is not None
+        with project.require_agent().read() as aconn:  # a read: never waits on the writer
+            source = ChunkSource(aconn, plan.stream.revert_of)
+            return stream_exec.revert_stream(raw, plan, source.get, source.count)
 
 
 def carry_out(

@@ -29,6 +29,7 @@ from brainview.services.apply.describe import log_summary, preview_lines
 from brainview.services.apply.plan import Plan
 from brainview.services.apply.planner import build_plan, context
 from brainview.services.apply.stale import QueuedRef, stale_all
+from brainview.services.apply.stream_plan import preview_stream, streams
 from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
@@ -211,28 +212,6 @@ def _name_refs(project: Project, detail: ProposalDetail) -> None:
 
 
 DISPLAY_CHARS = 2_000
-PREVIEW_NEURON_LIMIT = 2_000
-"""Domain-wide proposals touching more live neurons than this get a summarised preview
-(counts, not every row): building the full plan of a 200k-neuron rename costs about a
-gigabyte and tens of seconds; the exact plan is built when it is applied."""
-
-
-def _summarised(uconn, project: Project, d: ProposalDetail) -> bool:  # type: ignore[no-untyped-def]
-    """Summarise a large domain rename/merge instead of planning every row."""
-    if d.kind not in ("rename_domain", "merge_domains"):
-        return False
-    olds = [d.params["old"]] if d.kind == "rename_domain" else list(d.params["sources"])
-    new = d.params["new"] if d.kind == "rename_domain" else d.params["target"]
-    sizes = {dom: proposal_reads.live_in_domain(uconn, project.user.era, dom) for dom in olds}
-    total = sum(sizes.values())
-    if total <= PREVIEW_NEURON_LIMIT:
-        return False
-    d.preview = [(f"domain {dom}", f"{n} neurons", f"→ {new}") for dom, n in sizes.items()]
-    d.change_log = (
-        f"{total} neurons change domain (preview summarised; every row is planned and "
-        "logged when it is applied)"
-    )
-    return True
 
 
 def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetime) -> None:  # type: ignore[no-untyped-def]
@@ -246,11 +225,13 @@ def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetim
             return
         d.plan = recorded.plan
     else:
-        if _summarised(uconn, project, d):
-            return
-        view = UserView(driver(uconn), project.user.era)
+        raw, era = driver(uconn), project.user.era
         try:
-            d.plan = build_plan(view, d.kind, d.params, context(d.id, "preview", now))
+            ctx = context(d.id, "preview", now)
+            if streams(raw, d.kind, d.params):  # a big domain: counted, as it is applied
+                d.plan = preview_stream(raw, era, d.kind, d.params, ctx)
+            else:
+                d.plan = build_plan(UserView(raw, era), d.kind, d.params, ctx)
         except ConflictError as err:
             if d.status == "pending" and not d.stale:
                 d.stale = str(err)

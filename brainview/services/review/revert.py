@@ -46,6 +46,7 @@ from brainview.services.apply.execute import check
 from brainview.services.apply.plan import UNDO_TAG_PREFIX, ChangesetInfo, Plan
 from brainview.services.apply.planner import new_changeset_id, require_apply_era
 from brainview.services.apply.runner import carry_out, require_writable_user
+from brainview.services.apply.stream_exec import ChunkSource, check_revert
 from brainview.services.audit import agent_log
 from brainview.services.learnings import apply as learning_apply
 from brainview.services.project import Project
@@ -134,7 +135,7 @@ def _revert_all(
             str(d["verdict"]),
             restored,
             undone_at,
-            len(revert.plan.changes) if revert is not None else 0,
+            revert.plan.rows_changed if revert is not None else 0,
         )  # fmt: skip
         for d, restored, revert in done
     ]
@@ -248,7 +249,11 @@ def _prepare_revert(
     inverse = plan.inverse(cs)
     with project.user.read() as uconn:
         try:
-            check(driver(uconn), inverse)
+            if inverse.stream is not None:  # a big domain: its chunks, newest first
+                source = ChunkSource(conn, plan.changeset.id)
+                check_revert(driver(uconn), inverse, source.get, source.count)
+            else:
+                check(driver(uconn), inverse)
         except ConflictError as err:
             raise ConflictError(
                 f"cannot undo decision {decision['id']}: in the user brain, {err} — it was "
