@@ -1,27 +1,41 @@
-"""Shared fixtures: demo projects built by the same generator as ``brainview demo``."""
+"""Shared fixtures: demo projects built by the same generator as ``brainview demo``.
+
+Each kind of demo project (one ``DemoSpec``) is generated once per test run, shared by
+the xdist workers (built under a lock in the run's common temp dir), and every test gets
+its own copy made through SQLite's backup API (``tests/project_copy.py``).
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec, build_project
+from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec
 from brainview.services.project import Project
 from brainview.store.discovery import discover
+from tests.project_copy import copy_project, demo_template
 
-_TEMPLATES: dict[DemoSpec, tuple[Path, DemoInfo]] = {}
+_template = demo_template
+
+BYTECODE_CACHE = Path(tempfile.gettempdir()) / f"brainview-tests-pycache-{os.getuid()}"
+"""Where the suite's Python processes keep compiled modules when the environment forbids
+writing them beside the sources (``PYTHONDONTWRITEBYTECODE``)."""
 
 
-def _template(spec: DemoSpec, base: Path) -> tuple[Path, DemoInfo]:
-    if spec not in _TEMPLATES:
-        root = base / f"tpl-{len(_TEMPLATES)}"
-        info = build_project(root, spec)
-        _TEMPLATES[spec] = (root, info)
-    return _TEMPLATES[spec]
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``PYTHONDONTWRITEBYTECODE`` set, every ``python -m brainview`` a test starts
+    would compile the package from source again.  The suite's own processes (the xdist
+    workers, the CLI runs, the clustering child) keep their bytecode in one cache outside
+    the tree instead (``PYTHONPYCACHEPREFIX``): nothing lands beside the sources, and a
+    stale entry is never used (Python checks each source's mtime and size)."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os.environ:
+        BYTECODE_CACHE.mkdir(mode=0o700, exist_ok=True)
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        os.environ["PYTHONPYCACHEPREFIX"] = str(BYTECODE_CACHE)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -39,9 +53,14 @@ def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def template_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where per-session template projects are cached."""
-    return tmp_path_factory.mktemp("templates")
+def template_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """Where the run's template projects are cached: one directory for all xdist
+    workers (the parent of each worker's base temp), one per process without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if worker_id != "master" else base
+    path = shared / "templates"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 @pytest.fixture
@@ -50,9 +69,9 @@ def make_demo(tmp_path: Path, template_dir: Path):  # type: ignore[no-untyped-de
 
     def factory(spec: DemoSpec | None = None, name: str = "proj") -> tuple[Path, DemoInfo]:
         spec = spec or DemoSpec()
-        src, info = _template(spec, template_dir)
+        src, info = demo_template(spec, template_dir)
         dst = tmp_path / name
-        shutil.copytree(src, dst)
+        copy_project(src, dst)
         info = DemoInfo(**{**vars(info), "root": dst})
         return dst, info
 

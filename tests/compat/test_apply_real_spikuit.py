@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from brainview.services.apply import intent as intents
 from brainview.services.project import Project
 from brainview.services.review import detail
 from tests.compat.spikuit_builder import build_spikuit_project
+from tests.project_copy import copy_project
 
 pytestmark = pytest.mark.compat
 SPKT = Path(sys.executable).parent / "spkt"
@@ -78,8 +78,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 def pair(template: tuple[Path, dict[str, Any]], tmp_path: Path) -> tuple[Path, Path, dict]:
     root, built = template
     ours, theirs = tmp_path / "brainview", tmp_path / "spikuit"
-    shutil.copytree(root, ours)
-    shutil.copytree(root, theirs)
+    copy_project(root, ours)
+    copy_project(root, theirs)
     return ours, theirs, built
 
 

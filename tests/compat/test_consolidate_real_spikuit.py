@@ -6,7 +6,6 @@ item in brainview, equals the same changes made with Spikuit's own ``Circuit`` c
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sqlite3
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from brainview.core.consolidation import Settings
 from brainview.services import consolidate, review
 from brainview.services.project import Project
 from tests.compat.spikuit_builder import build_spikuit_project
+from tests.project_copy import copy_project
 
 pytestmark = pytest.mark.compat
 LATER = timedelta(days=75)
@@ -101,8 +101,8 @@ def test_item_by_item_equals_spikuit_and_spikuit_agrees(tmp_path: Path) -> None:
     root = tmp_path / "built"
     build_spikuit_project(root)
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
-    shutil.copytree(root, ours)
-    shutil.copytree(root, theirs)
+    copy_project(root, ours)
+    copy_project(root, theirs)
     now = datetime.now(UTC) + LATER
     with Project.locate(ours, write_agent=True) as p:
         # The builder's agent brain is small: policies for communities of two.

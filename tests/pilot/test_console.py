@@ -34,9 +34,9 @@ async def test_palette_offers_review_verbs(demo) -> None:  # type: ignore[no-unt
         await settle(pilot)
         first = app.screen.current_id
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(pilot)  # the palette open
         await pilot.press(*"proposal: accept")
-        await pilot.pause(0.5)
+        await settle(pilot)  # its search worker done, the matches listed
         await pilot.press("enter")
         await settle(pilot)
         assert _status(root, first) == "accepted"
@@ -132,9 +132,9 @@ async def test_palette_jumps_to_a_reflection_by_id(demo) -> None:  # type: ignor
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await settle(pilot)
         await pilot.press(*rid)
-        await pilot.pause(1.0)
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ReflectionScreen) and app.screen.reflection_id == rid

@@ -7,7 +7,6 @@ text kept inert."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from test_cli import agent_db, dump, run, sql, user_db
 
 from brainview.errors import ExitCode
 from tests.compat.spikuit_builder import build_spikuit_project
+from tests.project_copy import copy_project
 
 pytestmark = pytest.mark.compat
 
@@ -39,7 +39,7 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path,
 def copy(templates: dict, name: str, tmp_path: Path) -> tuple[Path, dict]:
     src, built = templates[name]
     dst = tmp_path / name
-    shutil.copytree(src, dst)
+    copy_project(src, dst)
     return dst, built
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -29,6 +28,7 @@ from brainview.services import apply, review
 from brainview.services.apply import hooks
 from brainview.services.apply.hooks import STEPS, STREAM_STEPS
 from brainview.services.project import Project
+from tests.project_copy import copy_project
 
 NOW = DEMO_NOW + timedelta(minutes=10)
 LATER = NOW + timedelta(minutes=1)
@@ -158,7 +158,7 @@ def twins(make_demo: Any, tmp_path: Path) -> dict[str, Any]:
     before = state(root)
     decision = accept_here(root, pid)
     applied = state(root)
-    shutil.copytree(root, tmp_path / "applied")
+    copy_project(root, tmp_path / "applied")
     with Project.locate(root, write_agent=True, write_user=True) as p:
         review.undo(p, decision, now=LATER, actor="bob")
     return {
@@ -219,7 +219,7 @@ def test_kill_during_undo_of_an_applied_decision_then_recover(
     tmp_path: Path, twins: dict[str, Any], step: str
 ) -> None:
     root = tmp_path / "proj"
-    shutil.copytree(twins["applied_root"], root)
+    copy_project(twins["applied_root"], root)
     pid, decision = twins["pid"], twins["decision"]
     assert run_child(root, pid, step, decision, fsrs_math.format_ts(LATER)) == -signal.SIGKILL
     user, agent = state(root)

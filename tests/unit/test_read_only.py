@@ -25,6 +25,7 @@ from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.clock import frozen
+from tests.project_copy import copy_project
 from tests.read_only_helpers import (
     assert_read_only,
     brain_files,
@@ -239,7 +240,7 @@ def read_only_project(history_demo) -> Iterator[tuple[Path, DemoInfo]]:  # type:
     base = Path(tempfile.mkdtemp(prefix="bv-ro-"))
     base.chmod(0o755)
     root = base / "proj"
-    shutil.copytree(src, root)
+    copy_project(src, root)
     info = DemoInfo(**{**vars(info), "root": root})
     dirs = [root, *(p for p in root.rglob("*") if p.is_dir())]
     files = [p for p in root.rglob("*") if p.is_file()]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from brainview.services.intake import spkt_plan
 from brainview.services.project import Project
 from brainview.services.review.queue import page
 from tests.compat.spikuit_builder import build_spikuit_project
+from tests.project_copy import copy_project
 
 pytestmark = pytest.mark.compat
 EXAMPLE = Path(__file__).resolve().parents[1] / "compat" / "data" / "consolidate_plan_example.json"
@@ -54,13 +54,13 @@ def clock(template: Path) -> datetime:
 @pytest.fixture
 def brain(template: Path, tmp_path: Path) -> Path:
     root = tmp_path / "ours"
-    shutil.copytree(template, root)
+    copy_project(template, root)
     return root
 
 
 def copy_of(template: Path, tmp_path: Path) -> Path:
     root = tmp_path / "theirs"
-    shutil.copytree(template, root)
+    copy_project(template, root)
     return root
 
 
