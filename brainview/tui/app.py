@@ -318,14 +318,7 @@ class BrainviewApp(App[int]):
 
     def _toggle_writing(self) -> None:
         def toggle(session: Session) -> bool:
-            from brainview.services.lifecycle import writing
-
-            with session.project(write_agent=True) as project:
-                paused = writing.state(project).paused
-                new, _changed = writing.set_writing(
-                    project, enabled=paused, actor=session.decider, now=session.clock()
-                )
-            return new.paused
+            return session.toggle_writing().paused
 
         run_service(self, toggle, group="writing", done=self._writing_changed)
 

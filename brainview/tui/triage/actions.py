@@ -291,10 +291,8 @@ class TriageActions:
             for r in s.rows
         ]
 
-        def job(_session: Session) -> int:
-            from brainview.services.readout.view_export import export_rows
-
-            return export_rows(rows, path)
+        def job(session: Session) -> int:
+            return session.export_rows(rows, path)
 
         def done(n: int) -> None:
             s.notify(f"exported {n} row(s) to {one_line(str(path), 400)}", markup=False)

@@ -118,17 +118,10 @@ class Opening:
 def recover(session: Session) -> Opening:
     """Finish user-brain changes a crash left half-done; read the apply mode."""
     from brainview.services import apply
-    from brainview.services.lifecycle import writing
 
     mode = apply.apply_mode(session.paths)
-    with session.project() as project:
-        waiting = apply.open_intents(project)
-        paused = writing.state(project).paused
-    outcomes = []
-    if waiting:
-        with session.project(write_agent=True, write_user=True) as project:
-            outcomes = apply.recover(project, now=session.clock())
-    return Opening(mode, paused, len(outcomes))
+    paused = session.writing().paused
+    return Opening(mode, paused, session.recover())
 
 
 @dataclass(frozen=True)
