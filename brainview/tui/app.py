@@ -7,7 +7,6 @@ widgets are only touched from message handlers.
 from __future__ import annotations
 
 import getpass
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
-    from brainview.services.project import Project
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.session import Session
 
@@ -150,12 +148,6 @@ class BrainviewApp(App[int]):
         from brainview.store.light import pending_count
 
         return "triage" if pending_count(self.paths) else "overview"
-
-    def open_project(
-        self, *, write_agent: bool = False, write_user: bool = False
-    ) -> AbstractContextManager[Project]:
-        """The project for one worker's unit of work (see :meth:`Session.project`)."""
-        return self.session.project(write_agent=write_agent, write_user=write_user)
 
     def _say_moved(self, roles: list[str], held: set[str]) -> None:
         """Tell the maintainer a brain file changed identity under the console."""
