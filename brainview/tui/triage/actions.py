@@ -80,7 +80,12 @@ class TriageActions:
 
     def refusal(self, what: str) -> str:
         """Why a verb hidden from the footer does nothing here."""
+        from brainview.tui.role_gate import refusal
+
         s = self.screen
+        role = refusal(s, what)
+        if role is not None:
+            return role
         if what == "undo":
             return texts.UNDO_REFUSAL
         if not s.rows:

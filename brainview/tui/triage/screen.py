@@ -23,6 +23,7 @@ from brainview.core.vocabulary import LEGEND
 from brainview.tui.access import brainview_app
 from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
+from brainview.tui.role_gate import allowed
 from brainview.tui.triage import texts
 from brainview.tui.triage.actions import TriageActions
 from brainview.tui.triage.jobs import PAGE, QueuePage, Watch
@@ -278,7 +279,10 @@ class TriageScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a verb that cannot apply here; for accept, edit_policy and undo a
-        # hidden twin binding then says why (brainview.tui.bindings).
+        # hidden twin binding then says why (brainview.tui.bindings); a verb the role
+        # cannot use is hidden too (brainview.tui.role_gate).
+        if not allowed(self, action, parameters):
+            return False
         return self._actions.allowed(action)
 
     def action_accept(self) -> None:
