@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
+    from brainview.services.presence import Presence
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.session import Session
 
@@ -125,6 +126,13 @@ class BrainviewApp(App[int]):
         )
         """The services door: brains, config, clock and decider for every worker."""
         self.session.on_moved = self._say_moved
+        self.presence: Presence | None = None
+        """Who else looks at which proposal (a signed-in console with a presence
+        database, :mod:`brainview.services.presence`); ``None`` otherwise."""
+        if identity is not None and identity.presence:
+            from brainview.services.presence import Presence
+
+            self.presence = Presence(Path(identity.presence), identity.name)
         self.services = ServiceRunner()
         """Where every service worker reports (:mod:`brainview.tui.workers`)."""
         self.now: Clock = clock
@@ -208,6 +216,8 @@ class BrainviewApp(App[int]):
         self.notify(message.text, title="Refused", severity="error", markup=False)
 
     def on_unmount(self) -> None:
+        if self.presence is not None:
+            self.presence.close()  # this person looks at nothing any more
         self.session.close()
 
     def action_request_quit(self) -> None:
