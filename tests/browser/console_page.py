@@ -103,10 +103,12 @@ def focus_terminal(page: Page) -> None:
     )
 
 
-def sign_in(page: Page, url: str, name: str, password: str) -> None:
-    """On the sign-in form (where the page sent a stranger): sign in, back at ``url``."""
+def sign_in(page: Page, url: str, name: str, password: str, *, wait: bool = True) -> None:
+    """On the sign-in form (where the page sent a stranger): sign in, back at ``url``
+    (``wait=False``: the form sent, not waited for)."""
     page.wait_for_url("**/login", timeout=WAIT_MS)
     page.fill("#name", name)
     page.fill("#password", password)
     page.click("button[type=submit]")
-    page.wait_for_url(url, timeout=WAIT_MS)
+    if wait:
+        page.wait_for_url(url, timeout=WAIT_MS)
