@@ -45,6 +45,11 @@ SOON_MS = 15_000
 """Bound on what the other console shows "within a few seconds" (it polls each 1 s)."""
 FOCUSED = r"(prop-[0-9a-f]+) · "
 LIVE = "undone_at IS NULL"
+LIFECYCLE = "SELECT reflection_id, state, actor FROM brainview_lifecycle"
+MEMBERS = r"#1 · [\s\S]*13 members[\s\S]*R now  S \(d\)"
+"""The communities screen with its first community's members read."""
+RID = r"r-[0-9a-f]{12}"
+NEVER = "never challenged or invalidated"
 UNDONE = "SELECT count(*) FROM brainview_decision WHERE undone_at IS NOT NULL"
 
 
@@ -246,10 +251,30 @@ def test_roles_hold_across_two_browsers(chromium: Path, demo) -> None:  # type: 
                 refused = wait_for_screen(ada, r"undoing someone else's[\s\S]*maintainer")
                 after_undo = _live_decisions(root)
 
-                # 2. both open a reflection (communities, i: its view)
+                # 2. both open the same reflection (communities, i: its view)
                 for page in (ada, bob):
                     page.keyboard.press("3")
-                    wait_for_screen(page, "XXXcommunities")
+                    wait_for_screen(page, MEMBERS)
+                    page.keyboard.press("i")
+                ada_view = wait_for_screen(ada, rf"— ({RID})[\s\S]*{NEVER}")
+                rid = re.search(rf"— ({RID})", ada_view).group(1)  # type: ignore[union-attr]
+                bob_view = wait_for_screen(bob, rf"— {rid}[\s\S]*{NEVER}")
+
+                # 3. ada's x does nothing: no dialog, so escape leaves the view (an open
+                # dialog would have taken it)
+                ada.keyboard.press("x")
+                ada.keyboard.press("Escape")
+                ada_back = wait_for_screen(ada, MEMBERS)
+                no_rows = _agent(root, LIFECYCLE)
+
+                # 4. bob's x opens the dialog: a reason, review the count, yes
+                bob.keyboard.press("x")
+                wait_for_screen(bob, r"Invalidate reflection[\s\S]*reason \(required\)")
+                bob.keyboard.type("misleads the tutor")
+                bob.keyboard.press("Enter")
+                wait_for_screen(bob, r"Yes, invalidate \d")
+                bob.keyboard.press("Enter")
+                rows = _until("bob's invalidation", lambda: _agent(root, LIFECYCLE))
             finally:
                 browser.close()
     finally:
@@ -259,3 +284,9 @@ def test_roles_hold_across_two_browsers(chromium: Path, demo) -> None:  # type: 
     assert "needs the maintainer role" in " ".join(refused.split())
     assert after_undo == {first: ["bob"]}
     assert _agent(root, UNDONE) == [(0,)]
+    ada_footer, bob_footer = ada_view.splitlines()[-1], bob_view.splitlines()[-1]
+    assert "Invalidate" not in ada_footer and "Back" in ada_footer
+    assert "x Invalidate…" in bob_footer
+    assert "reason (required)" not in ada_back and no_rows == []
+    assert (rid, "invalidated", "bob") in rows
+    assert {actor for _, _, actor in rows} == {"bob"}
