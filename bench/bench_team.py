@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -102,19 +103,45 @@ class Client:
     token: str
     prefix: str
     screen: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    """Bytes cut from the front of ``screen`` (it keeps the last 200 kB)."""
     latencies: list[float] = field(default_factory=list)
 
-    def text(self) -> str:
-        return ANSI.sub(b"", bytes(self.screen)).decode("utf-8", "replace")
+    def mark(self) -> int:
+        """A position in the stream: :meth:`since` reads what was drawn after it."""
+        return self.dropped + len(self.screen)
+
+    def since(self, mark: int) -> str:
+        """What the console drew since ``mark``, escape sequences removed."""
+        chunk = bytes(self.screen[max(0, mark - self.dropped) :])
+        return ANSI.sub(b"", chunk).decode("utf-8", "replace")
 
 
-def decided(db: Path) -> dict[str, int]:
-    """Decisions per decider so far (read-only, this process's own connection)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-    try:
-        return dict(conn.execute("SELECT decider, count(*) FROM brainview_decision GROUP BY 1"))
-    finally:
-        conn.close()
+class Decisions:
+    """Decisions per decider, read every ``POLL_S`` by one poller for every client (one
+    read-only connection of this process): watching costs the same for one session as
+    for ten."""
+
+    POLL_S = 0.002
+
+    def __init__(self, db: Path) -> None:
+        self.conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        self.counts: dict[str, int] = {}
+        self.seen_at: dict[str, float] = {}
+        """Decider → when the poller saw their count grow last (``perf_counter``)."""
+
+    def read(self) -> None:
+        rows = self.conn.execute("SELECT decider, count(*) FROM brainview_decision GROUP BY 1")
+        now = time.perf_counter()
+        for name, n in rows:
+            if n != self.counts.get(name):
+                self.counts[name] = n
+                self.seen_at[name] = now
+
+    async def run(self) -> None:
+        while True:
+            self.read()
+            await asyncio.sleep(self.POLL_S)
 
 
 async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -125,7 +152,46 @@ async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[
         await asyncio.sleep(0.002)
 
 
-async def run_client(url: str, client: Client, db: Path, decisions: int, think: float) -> None:
+async def _drawn(client: Client, mark: int, pattern: str, what: str) -> None:
+    """Wait until the console drew ``pattern`` (a regex) after ``mark`` (set-up, not
+    timed)."""
+    try:
+        await _until(lambda: re.search(pattern, client.since(mark)), READY_S, what)
+    except TimeoutError:
+        tail = client.since(mark)[-600:]
+        raise TimeoutError(f"{client.name}: {what}; it drew: {tail!r}") from None
+
+
+async def _own_queue(ws, client: Client, decisions: int) -> None:  # type: ignore[no-untyped-def]
+    """Filter the queue to this client's proposals (``/``, the prefix, Enter) and make
+    sure the queue has the focus again before any ``a``.  The box takes the focus only
+    after ``/`` was handled, so the prefix's first letter (``t``: bound to nothing in
+    triage) is typed once the box shows, and the rest once the filter ran on it; after
+    Enter, a down arrow (nothing in the box) moves the queue's cursor once the queue has
+    the focus again, which the proposal pane shows."""
+    first, rest = client.prefix[0], client.prefix[1:]
+    mark = client.mark()
+    await ws.send_str(json.dumps(["stdin", "/"]))
+    await _drawn(client, mark, "filter: kind, id", "no filter box")
+    await ws.send_str(json.dumps(["stdin", first]))
+    # the queue's title turns to "N of M …" once the filter ran on the box's text
+    await _drawn(client, mark, r"\d+ of \d+ ·", "the box did not take the key")
+    await ws.send_str(json.dumps(["stdin", rest]))
+    await _drawn(client, mark, rf"\b{decisions} of \d+ ·", "the filter did not run")
+    await ws.send_str(json.dumps(["stdin", "\r"]))
+    second = f"{client.prefix}001 · "
+    for _ in range(int(READY_S)):
+        mark = client.mark()
+        await ws.send_str(json.dumps(["stdin", "\x1b[B"]))
+        with contextlib.suppress(TimeoutError):
+            await _until(lambda m=mark: second in client.since(m), 1.0, "")
+            return
+    raise TimeoutError(f"{client.name}: the queue never took the focus back")
+
+
+async def run_client(
+    url: str, client: Client, seen: Decisions, decisions: int, think: float
+) -> None:
     import aiohttp
 
     headers = {"Authorization": f"Bearer {client.token}"}
@@ -139,31 +205,27 @@ async def run_client(url: str, client: Client, db: Path, decisions: int, think: 
             async for message in ws:
                 if message.type == aiohttp.WSMsgType.BINARY:
                     client.screen.extend(message.data)
-                    del client.screen[: max(0, len(client.screen) - 200_000)]
+                    cut = max(0, len(client.screen) - 200_000)
+                    del client.screen[:cut]
+                    client.dropped += cut
 
         reader = asyncio.create_task(pump())
         try:
-            await _until(lambda: "pending" in client.text(), READY_S, f"{client.name}: no queue")
-            await ws.send_str(json.dumps(["stdin", "/"]))
-            await asyncio.sleep(1.0)  # set-up, not timed: the filter box takes the focus
-            await ws.send_str(json.dumps(["stdin", client.prefix]))
-            await _until(
-                lambda: f"{decisions} of" in client.text(), READY_S, f"{client.name}: no filter"
-            )
-            await ws.send_str(json.dumps(["stdin", "\r"]))
+            await _drawn(client, 0, r"\d+ pending", "no queue")
+            await _own_queue(ws, client, decisions)
             rng = random.Random(client.name)
-            await asyncio.sleep(rng.uniform(0, think))
+            await asyncio.sleep(rng.uniform(0, think))  # the sessions do not press in step
             for k in range(decisions):
-                before = decided(db).get(client.name, 0)
+                before = seen.counts.get(client.name, 0)
                 assert before == k, f"{client.name}: {before} decisions before press {k + 1}"
                 t = time.perf_counter()
                 await ws.send_str(json.dumps(["stdin", "a"]))
                 await _until(
-                    lambda b=before: decided(db).get(client.name, 0) > b,
+                    lambda b=before: seen.counts.get(client.name, 0) > b,
                     DECIDE_TIMEOUT_S,
                     f"{client.name}: decision {k + 1} never landed",
                 )
-                client.latencies.append(time.perf_counter() - t)
+                client.latencies.append(seen.seen_at[client.name] - t)
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         finally:
             reader.cancel()
@@ -199,7 +261,13 @@ def measure(
     try:
 
         async def everyone() -> None:
-            await asyncio.gather(*(run_client(url, c, db, decisions, think) for c in clients))
+            seen = Decisions(db)
+            poller = asyncio.create_task(seen.run())
+            try:
+                await asyncio.gather(*(run_client(url, c, seen, decisions, think) for c in clients))
+            finally:
+                poller.cancel()
+                seen.conn.close()
 
         asyncio.run(everyone())
     finally:
