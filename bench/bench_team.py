@@ -168,7 +168,7 @@ async def _own_queue(ws, client: Client, decisions: int) -> None:  # type: ignor
     after ``/`` was handled, so the prefix's first letter (``t``: bound to nothing in
     triage) is typed once the box shows, and the rest once the filter ran on it; after
     Enter, a down arrow (nothing in the box) moves the queue's cursor once the queue has
-    the focus again, which the proposal pane shows."""
+    the focus again: the proposal pane then shows another of its proposals."""
     first, rest = client.prefix[0], client.prefix[1:]
     mark = client.mark()
     await ws.send_str(json.dumps(["stdin", "/"]))
@@ -178,13 +178,15 @@ async def _own_queue(ws, client: Client, decisions: int) -> None:  # type: ignor
     await _drawn(client, mark, r"\d+ of \d+ ·", "the box did not take the key")
     await ws.send_str(json.dumps(["stdin", rest]))
     await _drawn(client, mark, rf"\b{decisions} of \d+ ·", "the filter did not run")
+    shown = re.compile(rf"{re.escape(client.prefix)}\d+(?= · )")
+    await _drawn(client, mark, shown.pattern, "no proposal of its own shown")
+    here = shown.findall(client.since(mark))[-1]
     await ws.send_str(json.dumps(["stdin", "\r"]))
-    second = f"{client.prefix}001 · "
     for _ in range(int(READY_S)):
         mark = client.mark()
         await ws.send_str(json.dumps(["stdin", "\x1b[B"]))
         with contextlib.suppress(TimeoutError):
-            await _until(lambda m=mark: second in client.since(m), 1.0, "")
+            await _until(lambda m=mark: set(shown.findall(client.since(m))) - {here}, 1.0, "")
             return
     raise TimeoutError(f"{client.name}: the queue never took the focus back")
 
