@@ -144,6 +144,58 @@ class Decisions:
             await asyncio.sleep(self.POLL_S)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Phase:
+    """Where the CPU went while the sessions decided: the server (relay), the consoles
+    (one process each) and this process (clients and the poller), with the load."""
+
+    server: int
+    n: int
+    ready: int = 0
+    finished: int = 0
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+    start: dict[str, float] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    def sample(self) -> dict[str, float]:
+        consoles = Path(f"/proc/{self.server}/task/{self.server}/children").read_text().split()
+        mine = os.times()
+        return {
+            "wall": time.perf_counter(),
+            "server": cpu_seconds(self.server),
+            "consoles": sum(cpu_seconds(int(c)) for c in consoles),
+            "bench": mine.user + mine.system,
+        }
+
+    async def all_ready(self) -> None:
+        """Every session set up: the timed part starts for all at once."""
+        self.ready += 1
+        if self.ready == self.n:
+            self.start = self.sample()
+            self.go.set()
+        await self.go.wait()
+
+    async def all_done(self) -> None:
+        """Every session decided: CPU read while the consoles still run."""
+        self.finished += 1
+        if self.finished == self.n:
+            end = self.sample()
+            self.cpu = {k: round(end[k] - self.start[k], 2) for k in end}
+            self.cpu["load1"] = round(os.getloadavg()[0], 2)
+            self.over.set()
+        await self.over.wait()
+
+
 async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -192,7 +244,7 @@ async def _own_queue(ws, client: Client, decisions: int) -> None:  # type: ignor
 
 
 async def run_client(
-    url: str, client: Client, seen: Decisions, decisions: int, think: float
+    url: str, client: Client, seen: Decisions, phase: Phase, decisions: int, think: float
 ) -> None:
     import aiohttp
 
@@ -215,6 +267,7 @@ async def run_client(
         try:
             await _drawn(client, 0, r"\d+ pending", "no queue")
             await _own_queue(ws, client, decisions)
+            await phase.all_ready()
             rng = random.Random(client.name)
             await asyncio.sleep(rng.uniform(0, think))  # the sessions do not press in step
             for k in range(decisions):
@@ -229,6 +282,7 @@ async def run_client(
                 )
                 client.latencies.append(seen.seen_at[client.name] - t)
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            await phase.all_done()
         finally:
             reader.cancel()
 
@@ -254,28 +308,33 @@ def serve(root: Path) -> tuple[subprocess.Popen[str], str]:
 
 def measure(
     root: Path, tokens: dict[str, str], n: int, decisions: int, think: float
-) -> list[float]:
-    """Every decision's latency with ``n`` sessions deciding at once."""
+) -> tuple[list[float], dict[str, float]]:
+    """Every decision's latency with ``n`` sessions deciding at once, and the CPU
+    seconds spent meanwhile (see :class:`Phase`)."""
     proc, url = serve(root)
     db = root / ".spikuit" / "agent" / "circuit.db"
     names = sorted(tokens)[:n]
     clients = [Client(name, tokens[name], f"team-{int(name[-2:]):02d}-") for name in names]
     try:
 
-        async def everyone() -> None:
+        async def everyone() -> dict[str, float]:
+            phase = Phase(proc.pid, n)
             seen = Decisions(db)
             poller = asyncio.create_task(seen.run())
             try:
-                await asyncio.gather(*(run_client(url, c, seen, decisions, think) for c in clients))
+                await asyncio.gather(
+                    *(run_client(url, c, seen, phase, decisions, think) for c in clients)
+                )
             finally:
                 poller.cancel()
                 seen.conn.close()
+            return phase.cpu
 
-        asyncio.run(everyone())
+        cpu = asyncio.run(everyone())
     finally:
         proc.send_signal(2)
         proc.wait(timeout=30)
-    return [x for c in clients for x in c.latencies]
+    return [x for c in clients for x in c.latencies], cpu
 
 
 def p95(values: list[float]) -> float:
@@ -296,9 +355,11 @@ def main() -> int:
         build(root, args.sessions + 1, args.decisions)
         tokens = add_users(root, args.sessions + 1)
         solo_name = f"bench-{args.sessions:02d}"
-        single = measure(root, {solo_name: tokens[solo_name]}, 1, args.decisions, args.think)
+        single, single_cpu = measure(
+            root, {solo_name: tokens[solo_name]}, 1, args.decisions, args.think
+        )
         team = {k: v for k, v in tokens.items() if k != solo_name}
-        many = measure(root, team, args.sessions, args.decisions, args.think)
+        many, team_cpu = measure(root, team, args.sessions, args.decisions, args.think)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     one_p95, ten_p95 = p95(single), p95(many)
@@ -310,6 +371,11 @@ def main() -> int:
         "single_ms": {"median": statistics.median(single) * 1e3, "p95": one_p95 * 1e3},
         "team_ms": {"median": statistics.median(many) * 1e3, "p95": ten_p95 * 1e3},
         "n_team": len(many),
+        "cpu_s_single": single_cpu,
+        "cpu_s_team": team_cpu,
+        "cpu_ms_per_decision_team": {
+            k: round(team_cpu[k] * 1e3 / len(many)) for k in ("server", "consoles", "bench")
+        },
         "ratio_p95": round(ten_p95 / one_p95, 2),
         "target": TARGET,
         "met": ten_p95 <= TARGET * one_p95,
