@@ -5,13 +5,17 @@ three live reflections consulted), ``team-SS-KKK``, and one reviewer per session
 its users file, each with a bearer token.  ``brainview serve --screen triage`` runs as
 the real server; each session is a websocket client (aiohttp) signed in with its token,
 so the server starts one real console process per person, exactly as for a browser.
-Each client filters its queue to its own proposals (``/`` + ``team-SS-``, Enter), then
-presses ``a`` every ``think`` seconds (jittered) and measures, for each press, the time
-until its decision row is in the agent brain (read-only polling every 2 ms from this
-process): keystroke → websocket → server → console → decide → commit.
+Each client filters its queue to its own proposals (``/`` + ``team-SS-``, Enter; each
+step waits for what the console drew, see :func:`_own_queue`); once every session is
+set up they start together, each pressing ``a`` every ``think`` seconds (jittered) and
+measuring, for each press, the time until its decision row is in the agent brain (one
+read-only poller of this process, every 2 ms, for all clients): keystroke → websocket →
+server → console → decide → commit.
 
 The same is run with one session, then with ``--sessions`` at once; the target is the
-p95 with ten at most twice the p95 with one (issue 19).
+p95 with ten at most twice the p95 with one (issue 19).  The CPU seconds the server,
+the consoles and this process spent while deciding are printed too, with the load
+average (the machine may be shared): where the time goes.
 
     python bench/bench_team.py [--sessions 10] [--decisions 12] [--think 1.0]
 """
