@@ -277,13 +277,20 @@ async def run_client(
             for k in range(decisions):
                 before = seen.counts.get(client.name, 0)
                 assert before == k, f"{client.name}: {before} decisions before press {k + 1}"
+                mark = client.mark()
                 t = time.perf_counter()
                 await ws.send_str(json.dumps(["stdin", "a"]))
-                await _until(
-                    lambda b=before: seen.counts.get(client.name, 0) > b,
-                    DECIDE_TIMEOUT_S,
-                    f"{client.name}: decision {k + 1} never landed",
-                )
+                try:
+                    await _until(
+                        lambda b=before: seen.counts.get(client.name, 0) > b,
+                        DECIDE_TIMEOUT_S,
+                        "",
+                    )
+                except TimeoutError:
+                    drawn = client.since(mark)[-800:]
+                    raise TimeoutError(
+                        f"{client.name}: decision {k + 1} never landed; it drew: {drawn!r}"
+                    ) from None
                 client.latencies.append(seen.seen_at[client.name] - t)
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             await phase.all_done()
