@@ -45,6 +45,8 @@ from brainview.demo.generator import DEMO_NOW, DemoSpec, build_project
 TARGET = 2.0
 READY_S = 60.0
 DECIDE_TIMEOUT_S = 30.0
+SAID = re.compile(r"(?:efused|flagged|stale|✓)(?:[^\n]*\n){0,4}")
+"""What a console says about a decision (a refusal, a flag, done): the notice's lines."""
 ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
@@ -287,9 +289,11 @@ async def run_client(
                         "",
                     )
                 except TimeoutError:
-                    drawn = client.since(mark)[-800:]
+                    drawn = client.since(mark)
+                    said = sorted(set(SAID.findall(drawn)))
                     raise TimeoutError(
-                        f"{client.name}: decision {k + 1} never landed; it drew: {drawn!r}"
+                        f"{client.name}: decision {k + 1} never landed; it said {said!r}; "
+                        f"it drew last: {drawn[-400:]!r}"
                     ) from None
                 client.latencies.append(seen.seen_at[client.name] - t)
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
