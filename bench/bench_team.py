@@ -5,13 +5,17 @@ three live reflections consulted), ``team-SS-KKK``, and one reviewer per session
 its users file, each with a bearer token.  ``brainview serve --screen triage`` runs as
 the real server; each session is a websocket client (aiohttp) signed in with its token,
 so the server starts one real console process per person, exactly as for a browser.
-Each client filters its queue to its own proposals (``/`` + ``team-SS-``, Enter), then
-presses ``a`` every ``think`` seconds (jittered) and measures, for each press, the time
-until its decision row is in the agent brain (read-only polling every 2 ms from this
-process): keystroke → websocket → server → console → decide → commit.
+Each client filters its queue to its own proposals (``/`` + ``team-SS-``, Enter; each
+step waits for what the console drew, see :func:`_own_queue`); once every session is
+set up they start together, each pressing ``a`` every ``think`` seconds (jittered) and
+measuring, for each press, the time until its decision row is in the agent brain (one
+read-only poller of this process, every 2 ms, for all clients): keystroke → websocket →
+server → console → decide → commit.
 
 The same is run with one session, then with ``--sessions`` at once; the target is the
-p95 with ten at most twice the p95 with one (issue 19).
+p95 with ten at most twice the p95 with one (issue 19).  The CPU seconds the server,
+the consoles and this process spent while deciding are printed too, with the load
+average (the machine may be shared): where the time goes.
 
     python bench/bench_team.py [--sessions 10] [--decisions 12] [--think 1.0]
 """
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -40,6 +45,8 @@ from brainview.demo.generator import DEMO_NOW, DemoSpec, build_project
 TARGET = 2.0
 READY_S = 60.0
 DECIDE_TIMEOUT_S = 30.0
+SAID = re.compile(r"(?:efused|flagged|stale|✓)(?:[^\n]*\n){0,4}")
+"""What a console says about a decision (a refusal, a flag, done): the notice's lines."""
 ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
 
 
@@ -102,19 +109,97 @@ class Client:
     token: str
     prefix: str
     screen: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    """Bytes cut from the front of ``screen`` (it keeps the last 200 kB)."""
     latencies: list[float] = field(default_factory=list)
 
-    def text(self) -> str:
-        return ANSI.sub(b"", bytes(self.screen)).decode("utf-8", "replace")
+    def mark(self) -> int:
+        """A position in the stream: :meth:`since` reads what was drawn after it."""
+        return self.dropped + len(self.screen)
+
+    def since(self, mark: int) -> str:
+        """What the console drew since ``mark``, escape sequences removed."""
+        chunk = bytes(self.screen[max(0, mark - self.dropped) :])
+        return ANSI.sub(b"", chunk).decode("utf-8", "replace")
 
 
-def decided(db: Path) -> dict[str, int]:
-    """Decisions per decider so far (read-only, this process's own connection)."""
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+class Decisions:
+    """Decisions per decider, read every ``POLL_S`` by one poller for every client (one
+    read-only connection of this process): watching costs the same for one session as
+    for ten."""
+
+    POLL_S = 0.002
+
+    def __init__(self, db: Path) -> None:
+        self.conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        self.counts: dict[str, int] = {}
+        self.seen_at: dict[str, float] = {}
+        """Decider → when the poller saw their count grow last (``perf_counter``)."""
+
+    def read(self) -> None:
+        rows = self.conn.execute("SELECT decider, count(*) FROM brainview_decision GROUP BY 1")
+        now = time.perf_counter()
+        for name, n in rows:
+            if n != self.counts.get(name):
+                self.counts[name] = n
+                self.seen_at[name] = now
+
+    async def run(self) -> None:
+        while True:
+            self.read()
+            await asyncio.sleep(self.POLL_S)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 once it is gone)."""
     try:
-        return dict(conn.execute("SELECT decider, count(*) FROM brainview_decision GROUP BY 1"))
-    finally:
-        conn.close()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Phase:
+    """Where the CPU went while the sessions decided: the server (relay), the consoles
+    (one process each) and this process (clients and the poller), with the load."""
+
+    server: int
+    n: int
+    ready: int = 0
+    finished: int = 0
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+    start: dict[str, float] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    def sample(self) -> dict[str, float]:
+        consoles = Path(f"/proc/{self.server}/task/{self.server}/children").read_text().split()
+        mine = os.times()
+        return {
+            "wall": time.perf_counter(),
+            "server": cpu_seconds(self.server),
+            "consoles": sum(cpu_seconds(int(c)) for c in consoles),
+            "bench": mine.user + mine.system,
+        }
+
+    async def all_ready(self) -> None:
+        """Every session set up: the timed part starts for all at once."""
+        self.ready += 1
+        if self.ready == self.n:
+            self.start = self.sample()
+            self.go.set()
+        await self.go.wait()
+
+    async def all_done(self) -> None:
+        """Every session decided: CPU read while the consoles still run."""
+        self.finished += 1
+        if self.finished == self.n:
+            end = self.sample()
+            self.cpu = {k: round(end[k] - self.start[k], 2) for k in end}
+            self.cpu["load1"] = round(os.getloadavg()[0], 2)
+            self.over.set()
+        await self.over.wait()
 
 
 async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -125,7 +210,48 @@ async def _until(predicate, timeout: float, what: str) -> None:  # type: ignore[
         await asyncio.sleep(0.002)
 
 
-async def run_client(url: str, client: Client, db: Path, decisions: int, think: float) -> None:
+async def _drawn(client: Client, mark: int, pattern: str, what: str) -> None:
+    """Wait until the console drew ``pattern`` (a regex) after ``mark`` (set-up, not
+    timed)."""
+    try:
+        await _until(lambda: re.search(pattern, client.since(mark)), READY_S, what)
+    except TimeoutError:
+        tail = client.since(mark)[-600:]
+        raise TimeoutError(f"{client.name}: {what}; it drew: {tail!r}") from None
+
+
+async def _own_queue(ws, client: Client, decisions: int) -> None:  # type: ignore[no-untyped-def]
+    """Filter the queue to this client's proposals (``/``, the prefix, Enter) and make
+    sure the queue has the focus again before any ``a``.  The box takes the focus only
+    after ``/`` was handled, so the prefix's first letter (``t``: bound to nothing in
+    triage) is typed once the box shows, and the rest once the filter ran on it; after
+    Enter, a down arrow (nothing in the box) moves the queue's cursor once the queue has
+    the focus again: the proposal pane then shows another of its proposals."""
+    first, rest = client.prefix[0], client.prefix[1:]
+    mark = client.mark()
+    await ws.send_str(json.dumps(["stdin", "/"]))
+    await _drawn(client, mark, "filter: kind, id", "no filter box")
+    await ws.send_str(json.dumps(["stdin", first]))
+    # the queue's title turns to "N of M …" once the filter ran on the box's text
+    await _drawn(client, mark, r"\d+ of \d+ ·", "the box did not take the key")
+    await ws.send_str(json.dumps(["stdin", rest]))
+    await _drawn(client, mark, rf"\b{decisions} of \d+ ·", "the filter did not run")
+    shown = re.compile(rf"{re.escape(client.prefix)}\d+(?= · )")
+    await _drawn(client, mark, shown.pattern, "no proposal of its own shown")
+    here = shown.findall(client.since(mark))[-1]
+    await ws.send_str(json.dumps(["stdin", "\r"]))
+    for _ in range(int(READY_S)):
+        mark = client.mark()
+        await ws.send_str(json.dumps(["stdin", "\x1b[B"]))
+        with contextlib.suppress(TimeoutError):
+            await _until(lambda m=mark: set(shown.findall(client.since(m))) - {here}, 1.0, "")
+            return
+    raise TimeoutError(f"{client.name}: the queue never took the focus back")
+
+
+async def run_client(
+    url: str, client: Client, seen: Decisions, phase: Phase, decisions: int, think: float
+) -> None:
     import aiohttp
 
     headers = {"Authorization": f"Bearer {client.token}"}
@@ -139,32 +265,39 @@ async def run_client(url: str, client: Client, db: Path, decisions: int, think: 
             async for message in ws:
                 if message.type == aiohttp.WSMsgType.BINARY:
                     client.screen.extend(message.data)
-                    del client.screen[: max(0, len(client.screen) - 200_000)]
+                    cut = max(0, len(client.screen) - 200_000)
+                    del client.screen[:cut]
+                    client.dropped += cut
 
         reader = asyncio.create_task(pump())
         try:
-            await _until(lambda: "pending" in client.text(), READY_S, f"{client.name}: no queue")
-            await ws.send_str(json.dumps(["stdin", "/"]))
-            await asyncio.sleep(1.0)  # set-up, not timed: the filter box takes the focus
-            await ws.send_str(json.dumps(["stdin", client.prefix]))
-            await _until(
-                lambda: f"{decisions} of" in client.text(), READY_S, f"{client.name}: no filter"
-            )
-            await ws.send_str(json.dumps(["stdin", "\r"]))
+            await _drawn(client, 0, r"\d+ pending", "no queue")
+            await _own_queue(ws, client, decisions)
+            await phase.all_ready()
             rng = random.Random(client.name)
-            await asyncio.sleep(rng.uniform(0, think))
+            await asyncio.sleep(rng.uniform(0, think))  # the sessions do not press in step
             for k in range(decisions):
-                before = decided(db).get(client.name, 0)
+                before = seen.counts.get(client.name, 0)
                 assert before == k, f"{client.name}: {before} decisions before press {k + 1}"
+                mark = client.mark()
                 t = time.perf_counter()
                 await ws.send_str(json.dumps(["stdin", "a"]))
-                await _until(
-                    lambda b=before: decided(db).get(client.name, 0) > b,
-                    DECIDE_TIMEOUT_S,
-                    f"{client.name}: decision {k + 1} never landed",
-                )
-                client.latencies.append(time.perf_counter() - t)
+                try:
+                    await _until(
+                        lambda b=before: seen.counts.get(client.name, 0) > b,
+                        DECIDE_TIMEOUT_S,
+                        "",
+                    )
+                except TimeoutError:
+                    drawn = client.since(mark)
+                    said = sorted(set(SAID.findall(drawn)))
+                    raise TimeoutError(
+                        f"{client.name}: decision {k + 1} never landed; it said {said!r}; "
+                        f"it drew last: {drawn[-400:]!r}"
+                    ) from None
+                client.latencies.append(seen.seen_at[client.name] - t)
                 await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            await phase.all_done()
         finally:
             reader.cancel()
 
@@ -190,22 +323,33 @@ def serve(root: Path) -> tuple[subprocess.Popen[str], str]:
 
 def measure(
     root: Path, tokens: dict[str, str], n: int, decisions: int, think: float
-) -> list[float]:
-    """Every decision's latency with ``n`` sessions deciding at once."""
+) -> tuple[list[float], dict[str, float]]:
+    """Every decision's latency with ``n`` sessions deciding at once, and the CPU
+    seconds spent meanwhile (see :class:`Phase`)."""
     proc, url = serve(root)
     db = root / ".spikuit" / "agent" / "circuit.db"
     names = sorted(tokens)[:n]
     clients = [Client(name, tokens[name], f"team-{int(name[-2:]):02d}-") for name in names]
     try:
 
-        async def everyone() -> None:
-            await asyncio.gather(*(run_client(url, c, db, decisions, think) for c in clients))
+        async def everyone() -> dict[str, float]:
+            phase = Phase(proc.pid, n)
+            seen = Decisions(db)
+            poller = asyncio.create_task(seen.run())
+            try:
+                await asyncio.gather(
+                    *(run_client(url, c, seen, phase, decisions, think) for c in clients)
+                )
+            finally:
+                poller.cancel()
+                seen.conn.close()
+            return phase.cpu
 
-        asyncio.run(everyone())
+        cpu = asyncio.run(everyone())
     finally:
         proc.send_signal(2)
         proc.wait(timeout=30)
-    return [x for c in clients for x in c.latencies]
+    return [x for c in clients for x in c.latencies], cpu
 
 
 def p95(values: list[float]) -> float:
@@ -226,9 +370,11 @@ def main() -> int:
         build(root, args.sessions + 1, args.decisions)
         tokens = add_users(root, args.sessions + 1)
         solo_name = f"bench-{args.sessions:02d}"
-        single = measure(root, {solo_name: tokens[solo_name]}, 1, args.decisions, args.think)
+        single, single_cpu = measure(
+            root, {solo_name: tokens[solo_name]}, 1, args.decisions, args.think
+        )
         team = {k: v for k, v in tokens.items() if k != solo_name}
-        many = measure(root, team, args.sessions, args.decisions, args.think)
+        many, team_cpu = measure(root, team, args.sessions, args.decisions, args.think)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     one_p95, ten_p95 = p95(single), p95(many)
@@ -240,6 +386,11 @@ def main() -> int:
         "single_ms": {"median": statistics.median(single) * 1e3, "p95": one_p95 * 1e3},
         "team_ms": {"median": statistics.median(many) * 1e3, "p95": ten_p95 * 1e3},
         "n_team": len(many),
+        "cpu_s_single": single_cpu,
+        "cpu_s_team": team_cpu,
+        "cpu_ms_per_decision_team": {
+            k: round(team_cpu[k] * 1e3 / len(many)) for k in ("server", "consoles", "bench")
+        },
         "ratio_p95": round(ten_p95 / one_p95, 2),
         "target": TARGET,
         "met": ten_p95 <= TARGET * one_p95,

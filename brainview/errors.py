@@ -85,6 +85,14 @@ class RefusedError(BrainviewError):
     code, kind = ExitCode.REFUSED, "refused"
 
 
+class RoleRefusedError(RefusedError):
+    """The person at this console holds a role below the one the action needs (the
+    message names both: ``invalidating reflections needs the maintainer role (alice is
+    a reviewer)``); nothing was written."""
+
+    kind = "role"
+
+
 class DiskFullError(BrainviewError):
     """SQLITE_FULL: the disk (or quota) filled mid-write; the transaction rolled back."""
 

@@ -1,15 +1,22 @@
-"""One maintainer's session over a project: the only door both faces use.
+"""One person's session over a project: the only door both faces use.
 
 A :class:`Session` holds what every use case needs and every face used to wire by hand
-— the brains' paths, the typed config, the clock, the decider's name — and keeps one
-:class:`~brainview.services.project.Project` per access mode.  The console keeps one
+— the brains' paths, the typed config, the clock, the decider's name and role — and
+keeps one :class:`~brainview.services.project.Project` per access mode.  The console keeps one
 session for its life (workers call it from threads); a CLI command makes one, calls it
 and closes it.  Decisions go through :meth:`decide`, :meth:`dismiss` and :meth:`undo`
 so the console and ``brainview accept|reject|dismiss|undo`` pass the same arguments to
 :mod:`brainview.services.review`; so do reflection lifecycle batches (challenge,
 invalidate, reinstate, a blast-radius action, their undo), the reflection-writing
-switch and tutor/QABot outcomes.  Reads a face needs for a decision — a queue page, a
-proposal's detail, the unit an undo would revert — come through here too.
+switch and tutor/QABot outcomes (:mod:`brainview.services.session_writes`).  Reads a
+face needs for a decision — a queue page, a proposal's detail, the unit an undo would
+revert — come through here too.
+
+Every write checks the session's role first (:mod:`brainview.core.roles`): a refused
+call raises :class:`~brainview.errors.RoleRefusedError` naming the role needed, before
+any brain is opened for writing.  A session started by hand is the ``maintainer``; one
+started for a signed-in person (:class:`~brainview.core.identity.Identity`) decides
+under their name with their role.  A face never opens a brain for writing itself.
 """
 
 from __future__ import annotations
@@ -23,16 +30,13 @@ from typing import TYPE_CHECKING, Literal
 
 from brainview.config import Config
 from brainview.config import load as load_config
+from brainview.core.identity import Identity, Role
 from brainview.errors import ReadOnlyError
 from brainview.services.project import Project
+from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import BrainPaths
 
 if TYPE_CHECKING:
-    from brainview.core.outcomes import OutcomeReport
-    from brainview.services.lifecycle import BatchResult, UndoBatchResult
-    from brainview.services.lifecycle.blast import BlastAction
-    from brainview.services.lifecycle.writing import WritingState
-    from brainview.services.outcome.result import OutcomeResult
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.review.queue import QueueRow
@@ -56,13 +60,16 @@ def curator_session(paths: BrainPaths, *, runtime: str, now: datetime) -> Sessio
 
 
 @dataclass
-class Session:
-    """Paths, config, clock and decider of one maintainer over one project."""
+class Session(SessionWrites):
+    """Paths, config, clock, decider and role of one person over one project."""
 
     paths: BrainPaths
     config: Config
     clock: Clock = wall_clock
     decider: str = "maintainer"
+    role: Role = "maintainer"
+    signed_in: bool = False
+    """Started for a signed-in person (``brainview serve``), not by hand."""
     on_moved: MovedHandler | None = None
     on_note: Callable[[str], None] | None = None
     """Told one line per side effect worth a word (a crashed apply recovered)."""
@@ -78,12 +85,24 @@ class Session:
         clock: Clock | None = None,
         decider: str | None = None,
         os_user: Callable[[], str] | None = None,
+        identity: Identity | None = None,
     ) -> Session:
-        """A session: config from the project unless given; decider ``decider``, else
-        config ``review.decider``, else the OS user."""
+        """A session: config from the project unless given; decider the signed-in
+        person's name (``identity``, with their role), else ``decider``, else config
+        ``review.decider``, else the OS user — those three as ``maintainer``."""
         cfg = config if config is not None else load_config(paths.config_path)
+        clock = clock or wall_clock
+        if identity is not None:
+            return cls(
+                paths=paths,
+                config=cfg,
+                clock=clock,
+                decider=identity.name,
+                role=identity.role,
+                signed_in=True,
+            )
         name = decider or cfg.review.decider or (os_user() if os_user else "maintainer")
-        return cls(paths=paths, config=cfg, clock=clock or wall_clock, decider=name)
+        return cls(paths=paths, config=cfg, clock=clock, decider=name)
 
     # -- brains ---------------------------------------------------------------------
 
@@ -161,6 +180,8 @@ class Session:
         change to the user brain when its kind has an applier."""
         from brainview.services import apply, review
 
+        self.require("decide")
+        self._require_kinds(ids)
         cfg = self.config.review
         applier = apply.applier_for(self.paths) if verdict == "accept" else None
         with self.deciding(user=applier is not None) as project:
@@ -185,6 +206,11 @@ class Session:
         brain is opened writable when it can be."""
         from brainview.services import review
 
+        self.require("undo_own")
+        if not self.can("undo_other"):  # whose unit it is: read first, then undo that one
+            target = self.undo_target(decision_id)
+            self._require_undo(target)
+            decision_id = str(target.decision["id"])
         with ExitStack() as stack:
             try:
                 project = stack.enter_context(self.deciding(user=True))
@@ -197,6 +223,8 @@ class Session:
         """Set one proposal aside (a stale one's reason is recorded when none is given)."""
         from brainview.services import review
 
+        self.require("dismiss")
+        self._require_kinds([proposal_id])
         with self.deciding(user=False) as project:
             return review.dismiss(
                 project, proposal_id, reason, decider=self.decider, now=self.clock()
@@ -213,6 +241,7 @@ class Session:
         """Undo the unit of :meth:`undo_target` (user brain writable only if applied)."""
         from brainview.services import review
 
+        self._require_undo(target)
         with self.deciding(user=target.applied) as project:
             did = str(target.decision["id"])
             return review.undo_unit(project, did, now=self.clock(), actor=self.decider)
@@ -239,62 +268,3 @@ class Session:
 
         with self.project() as project:
             return detail.load(project, proposal_id, self.clock())
-
-    # -- reflections, outcomes -------------------------------------------------------
-
-    def lifecycle(self, verb: str, ids: Sequence[str], reason: str = "") -> BatchResult:
-        """``challenge``, ``invalidate`` or ``reinstate`` reflections as one batch."""
-        from brainview.services import lifecycle
-
-        with self.project(write_agent=True) as project:
-            return lifecycle.run_batch(
-                project, verb, ids, reason=reason, actor=self.decider, now=self.clock()
-            )
-
-    def blast(self, action: BlastAction) -> BatchResult:
-        """A blast-radius action (a verb over reflections plus proposals to flag)."""
-        from brainview.services.lifecycle import blast
-
-        with self.project(write_agent=True) as project:
-            return blast.apply(project, action, actor=self.decider, now=self.clock())
-
-    def undo_lifecycle(self, batch_id: str | None = None) -> UndoBatchResult:
-        """Revert a lifecycle batch exactly (``None``: the most recent one)."""
-        from brainview.services import lifecycle
-
-        with self.project(write_agent=True) as project:
-            return lifecycle.undo_batch(project, batch_id, actor=self.decider, now=self.clock())
-
-    def writing(self) -> WritingState:
-        """Whether rejections write reflections (the project's switch)."""
-        from brainview.services.lifecycle import writing
-
-        with self.project() as project:
-            return writing.state(project)
-
-    def set_writing(self, enabled: bool, reason: str | None = None) -> tuple[WritingState, bool]:
-        """Pause or resume reflection writing; the new state and whether it changed."""
-        from brainview.services.lifecycle import writing
-
-        with self.project(write_agent=True) as project:
-            return writing.set_writing(
-                project, enabled=enabled, actor=self.decider, now=self.clock(), reason=reason
-            )
-
-    def report_outcome(
-        self, report: OutcomeReport, *, decider: str | None = None, source: str = "api"
-    ) -> OutcomeResult:
-        """Record a tutor/QABot outcome (``decider``: else this session's decider)."""
-        from brainview.services import outcome
-
-        with self.project(write_agent=True) as project:
-            return outcome.report_outcome(
-                project, report, decider=decider or self.decider, now=self.clock(), source=source
-            )
-
-    def undo_outcome(self, outcome_id: str) -> UndoResult:
-        """Undo a recorded outcome exactly."""
-        from brainview.services import outcome
-
-        with self.project(write_agent=True) as project:
-            return outcome.undo_outcome(project, outcome_id, now=self.clock(), actor=self.decider)

@@ -9,13 +9,13 @@ from brainview.store.era import Era
 
 
 def standing_decisions(conn: Connection) -> list[Row]:  # type: ignore[type-arg]
-    """``(decided_at, verdict, seconds_on_screen, skill, runtime, kind)`` of every
-    standing (not undone) decision, with its proposal's skill, runtime and kind."""
+    """``(decided_at, verdict, seconds_on_screen, skill, runtime, kind, decider)`` of
+    every standing (not undone) decision, with its proposal's skill, runtime and kind."""
     return list(
         conn.execute(
             text(
                 "SELECT d.decided_at, d.verdict, d.seconds_on_screen, p.skill, p.runtime, "
-                "p.kind FROM brainview_decision d JOIN brainview_proposal p "
+                "p.kind, d.decider FROM brainview_decision d JOIN brainview_proposal p "
                 "ON p.id = d.proposal_id WHERE d.undone_at IS NULL"
             )
         ).all()

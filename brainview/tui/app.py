@@ -7,7 +7,8 @@ widgets are only touched from message handlers.
 from __future__ import annotations
 
 import getpass
-from contextlib import AbstractContextManager
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -18,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.worker import Worker
 
 from brainview.config import Config
+from brainview.core.identity import Identity
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
 from brainview.tui.workers import ServiceRunner, WorkFailed, run_service
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
-    from brainview.services.project import Project
+    from brainview.services.presence import Presence
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.session import Session
 
@@ -111,16 +113,26 @@ class BrainviewApp(App[int]):
         decider: str | None = None,
         start: str | None = None,
         config: Config | None = None,
+        identity: Identity | None = None,
     ) -> None:
         super().__init__()
         from brainview.services.session import Session
 
         self.paths = paths
+        self.identity = identity
+        """The signed-in person (``brainview serve``); ``None``: started by hand."""
         self.session = Session.start(
-            paths, config=config, clock=clock, decider=decider, os_user=_os_user
+            paths, config=config, clock=clock, decider=decider, os_user=_os_user, identity=identity
         )
         """The services door: brains, config, clock and decider for every worker."""
         self.session.on_moved = self._say_moved
+        self.presence: Presence | None = None
+        """Who else looks at which proposal (a signed-in console with a presence
+        database, :mod:`brainview.services.presence`); ``None`` otherwise."""
+        if identity is not None and identity.presence:
+            from brainview.services.presence import Presence
+
+            self.presence = Presence(Path(identity.presence), identity.name)
         self.services = ServiceRunner()
         """Where every service worker reports (:mod:`brainview.tui.workers`)."""
         self.now: Clock = clock
@@ -139,6 +151,8 @@ class BrainviewApp(App[int]):
 
     def on_mount(self) -> None:
         self.sub_title = str(self.paths.project_root or self.paths.user_db)
+        if self.session.signed_in:  # a checked name (letters, digits, . _ -): no markup
+            self.title = f"{self.TITLE} · {self.session.decider} · {self.session.role}"
         start = self._start or self._default_start()
         if start != self.current_mode:
             self.switch_mode(start)
@@ -150,12 +164,6 @@ class BrainviewApp(App[int]):
         from brainview.store.light import pending_count
 
         return "triage" if pending_count(self.paths) else "overview"
-
-    def open_project(
-        self, *, write_agent: bool = False, write_user: bool = False
-    ) -> AbstractContextManager[Project]:
-        """The project for one worker's unit of work (see :meth:`Session.project`)."""
-        return self.session.project(write_agent=write_agent, write_user=write_user)
 
     def _say_moved(self, roles: list[str], held: set[str]) -> None:
         """Tell the maintainer a brain file changed identity under the console."""
@@ -192,6 +200,13 @@ class BrainviewApp(App[int]):
         elif not small and showing:
             self.pop_screen()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide what the person's role cannot use (the session refuses it anyway)."""
+        from brainview.tui.role_gate import action_of
+
+        needed = action_of(action, parameters)
+        return needed is None or self.session.can(needed)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place a service worker's end is routed (result or failure)."""
         self.services.finished(event)
@@ -201,6 +216,8 @@ class BrainviewApp(App[int]):
         self.notify(message.text, title="Refused", severity="error", markup=False)
 
     def on_unmount(self) -> None:
+        if self.presence is not None:
+            self.presence.close()  # this person looks at nothing any more
         self.session.close()
 
     def action_request_quit(self) -> None:
@@ -318,14 +335,7 @@ class BrainviewApp(App[int]):
 
     def _toggle_writing(self) -> None:
         def toggle(session: Session) -> bool:
-            from brainview.services.lifecycle import writing
-
-            with session.project(write_agent=True) as project:
-                paused = writing.state(project).paused
-                new, _changed = writing.set_writing(
-                    project, enabled=paused, actor=session.decider, now=session.clock()
-                )
-            return new.paused
+            return session.toggle_writing().paused
 
         run_service(self, toggle, group="writing", done=self._writing_changed)
 
@@ -378,13 +388,29 @@ def make_app(
     decider: str | None = None,
     start: str | None = None,
     config: Config | None = None,
+    identity: Identity | None = None,
 ) -> BrainviewApp:
     """Factory shared by the CLI and the tests."""
-    return BrainviewApp(paths, clock=clock, decider=decider, start=start, config=config)
+    return BrainviewApp(
+        paths, clock=clock, decider=decider, start=start, config=config, identity=identity
+    )
+
+
+def identity_of(environ: Mapping[str, str]) -> Identity | None:
+    """Who this console runs as (``brainview serve`` sets it; ``None``: by hand); an
+    unusable value is a one-line usage error, never a fallback to full rights."""
+    from brainview.core.identity import IdentityError, identity_from_env
+    from brainview.errors import UsageError
+
+    try:
+        return identity_from_env(environ)
+    except IdentityError as err:
+        raise UsageError(f"signed-in identity: {err}") from None
 
 
 def run_app(paths: BrainPaths, *, screen: str | None = None, config: Config | None = None) -> int:
-    """Run the console; returns the exit code."""
-    app = make_app(paths, start=screen, config=config)
+    """Run the console (as the person ``brainview serve`` named, if any); the exit code."""
+    identity = identity_of(os.environ)
+    app = make_app(paths, start=screen, config=config, identity=identity)
     result = app.run()
     return int(result or 0)

@@ -53,16 +53,20 @@ class BrainviewCommands(Provider):
             verbs = {True: "resume writing", False: "pause writing", None: "pause/resume writing"}
             verb = verbs[app.writing_paused]
             out += [
-                (
-                    "reflections: consolidate…",
-                    partial(app.run_action, "consolidate"),
-                    "Plan triage/SHY/SWS/REM; queue each change as a proposal",
-                ),
-                (
-                    f"reflections: {verb}",
-                    partial(app.run_action, "toggle_writing"),
-                    "Rejections write no new reflection while paused",
-                ),
+                (label, partial(app.run_action, action), why)
+                for label, action, why in (
+                    (
+                        "reflections: consolidate…",
+                        "consolidate",
+                        "Plan triage/SHY/SWS/REM; queue each change as a proposal",
+                    ),
+                    (
+                        f"reflections: {verb}",
+                        "toggle_writing",
+                        "Rejections write no new reflection while paused",
+                    ),
+                )
+                if app.check_action(action, ())  # the role allows it
             ]
         if "communities" in app.MODES:
             out.append(

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from console_page import WAIT_MS, launch, open_console, sync_api, wait_for_screen
 from serving import start_serve
-from test_browser_triage import LAUNCH_ARGS, WAIT_MS, _open_console, _wait_for
 from test_serve_bounds import wait_for
 
 from brainview.services.team.accounts import Accounts, default_path
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright driver is missing")
 
 PASSWORD = "correct horse battery"
 
@@ -31,11 +28,9 @@ def test_sign_in_console_as_that_person_and_sign_out(chromium: Path, demo) -> No
     served = start_serve(str(root), "--screen", "overview")
     try:
         with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=str(chromium), args=LAUNCH_ARGS, headless=True, timeout=WAIT_MS
-            )
+            browser = launch(pw, chromium)
             try:
-                page = _open_console(browser, served.url)
+                page = open_console(browser, served.url)
                 assert page.url.endswith("/login") and served.children() == set()
                 page.fill("#name", "ada")
                 page.fill("#password", "not her password")
@@ -44,7 +39,7 @@ def test_sign_in_console_as_that_person_and_sign_out(chromium: Path, demo) -> No
                 page.fill("#password", PASSWORD)
                 page.click("button[type=submit]")
                 page.wait_for_url(served.url, timeout=WAIT_MS)
-                _wait_for(page, "live neurons")
+                wait_for_screen(page, "live neurons")
                 who = page.inner_text("#brainview-who")
                 (child,) = served.children()
                 env = _environ(child)

@@ -270,3 +270,70 @@ def test_the_import_scanner_finds_planted_imports() -> None:
     names = set(runtime_imports(tree))
     assert "sqlalchemy" in names and "brainview.store.readmodel" in names
     assert "brainview.store.rows" not in names  # TYPE_CHECKING only
+
+
+# -- faces never open a brain for writing themselves ------------------------------
+
+WRITE_KEYWORDS = ("write_agent", "write_user")
+
+
+def write_openings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, what) of every call that opens a brain for writing by hand: ``.project(…)``
+    with ``write_agent``/``write_user`` set to anything but a literal ``False``, and
+    ``.deciding(…)``.  Faces reach writes only through a :class:`Session` method, which
+    checks the role first (:mod:`brainview.core.roles`)."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name = node.func.attr
+        if name == "deciding":
+            yield node.lineno, ".deciding("
+        elif name in ("project", "open_project"):
+            for kw in node.keywords:
+                literal_false = isinstance(kw.value, ast.Constant) and kw.value.value is False
+                if kw.arg in WRITE_KEYWORDS and not literal_false:
+                    yield node.lineno, f".{name}({kw.arg}=…)"
+
+
+FACE_WRITES_ALLOWED: set[str] = set()
+"""Face modules allowed to open a brain writable by hand. Shrink only: keep it empty."""
+
+
+def face_write_openings() -> list[str]:
+    return sorted(
+        f"{rel}:{line}: {what}"
+        for face in FACES
+        for rel, tree in _modules(face)
+        if rel not in FACE_WRITES_ALLOWED
+        for line, what in write_openings(tree)
+    )
+
+
+def test_faces_write_only_through_session_methods() -> None:
+    assert face_write_openings() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "with session.project(write_agent=True) as p:\n    pass",
+        "with session.project(write_agent=True, write_user=True) as p:\n    pass",
+        "with self.app.session.project(write_user=flag) as p:\n    pass",
+        "with session.deciding(user=False) as p:\n    pass",
+        "with app.open_project(write_agent=True) as p:\n    pass",
+    ],
+)
+def test_the_write_scanner_finds_planted_writes(source: str) -> None:
+    assert list(write_openings(ast.parse(source)))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "with session.project() as p:\n    pass",
+        "with session.project(write_agent=False) as p:\n    pass",
+        "session.decide(ids, 'accept')",
+    ],
+)
+def test_the_write_scanner_leaves_reads_alone(source: str) -> None:
+    assert not list(write_openings(ast.parse(source)))

@@ -26,6 +26,7 @@ from brainview.services.metrics.consolidation import (
     ConsolidationAcceptance,
     consolidation_acceptance,
 )
+from brainview.services.metrics.deciders import DeciderStats, by_decider
 from brainview.services.project import Project
 from brainview.store.era import Era
 from brainview.store.metrics_reads import live_policy_created, live_reflection_ids
@@ -145,6 +146,8 @@ class AgentMetrics:
     consolidations: list[ConsolidationAcceptance] = field(default_factory=list)
     outcomes: list[OutcomeWeek] = field(default_factory=list)
     """Tutor / QABot success per week and skill (outcomes count nowhere else)."""
+    by_decider: list[DeciderStats] = field(default_factory=list)
+    """Proposal decisions per decider (:mod:`brainview.services.metrics.deciders`)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON-ready dict (rates included)."""
@@ -168,6 +171,7 @@ class AgentMetrics:
             "by_runtime_week": runtime_rows(self.by_runtime_week, weekly=True),
             "consolidations": [c.to_json() for c in self.consolidations],
             "outcomes": _with_rate(self.outcomes),
+            "by_decider": [r.to_json() for r in self.by_decider],
         }
 
 
@@ -276,6 +280,7 @@ def _decisions(out: AgentMetrics, every: seed.Decisions, born: datetime | None) 
         for g in seed.group(d.week * n_rt + d.runtime, d)
     ]
     out.by_runtime_week = sorted(weekly, key=lambda r: (r.week, r.runtime))
+    out.by_decider = by_decider(d)
 
 
 def _runtime(runtime: str, g: seed.Group, week: str = "") -> RuntimeStats:

@@ -85,13 +85,16 @@ class Decisions:
     """Whether the proposal was a ``summarize_community``."""
     outcome: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     """Whether the row is a tutor / QABot outcome (:data:`OUTCOME_KIND`), not a proposal."""
+    decider: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Codes into ``deciders``: who decided (a signed-in person, the OS user, a skill)."""
+    deciders: list[str] = field(default_factory=list)
 
     def where(self, mask: np.ndarray) -> Decisions:
         """The decisions where ``mask`` holds (codes keep their name lists)."""
         return Decisions(
             self.at[mask], self.week[mask], self.verdict[mask], self.seconds[mask],
             self.skill[mask], self.skills, self.runtime[mask], self.runtimes,
-            self.policy[mask], self.outcome[mask],
+            self.policy[mask], self.outcome[mask], self.decider[mask], self.deciders,
         )  # fmt: skip
 
 
@@ -109,6 +112,7 @@ def read_decisions(conn: Connection) -> Decisions:
     slot = {v: k for k, v in enumerate(VERDICTS)}
     skill, skills = _codes([r[3] or "" for r in rows])
     runtime, runtimes = _codes([r[4] or UNKNOWN_RUNTIME for r in rows])
+    decider, deciders = _codes([str(r[6]) for r in rows])
     return Decisions(
         at=at,
         week=days - (days + 3) % 7,  # 1970-01-01 was a Thursday
@@ -120,6 +124,8 @@ def read_decisions(conn: Connection) -> Decisions:
         runtimes=runtimes,
         policy=np.array([r[5] == POLICY_KIND for r in rows], dtype=bool),
         outcome=np.array([r[5] == OUTCOME_KIND for r in rows], dtype=bool),
+        decider=decider,
+        deciders=deciders,
     )
 
 

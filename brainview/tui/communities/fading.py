@@ -145,17 +145,7 @@ class FadingPane(Vertical):
             return
 
         def record(session: Session) -> int:
-            from brainview.services.communities.curves import decide_fading
-
-            with session.project(write_agent=True) as project:
-                return decide_fading(
-                    project,
-                    rid,
-                    action,
-                    decider=session.decider,
-                    now=session.clock(),
-                    threshold=threshold,
-                )
+            return session.decide_fading(rid, action, threshold=threshold)
 
         def done(decision_id: int) -> None:
             self.decisions = (*self.decisions, (decision_id, rid))
@@ -172,12 +162,7 @@ class FadingPane(Vertical):
         decision_id, _rid = self.decisions[-1]
 
         def withdraw(session: Session) -> None:
-            from brainview.services.communities.curves import undo_fading_decision
-
-            with session.project(write_agent=True) as project:
-                undo_fading_decision(
-                    project, decision_id, actor=session.decider, now=session.clock()
-                )
+            session.undo_fading(decision_id)
 
         def done(_: None) -> None:
             self.decisions = self.decisions[:-1]

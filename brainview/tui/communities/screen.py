@@ -25,6 +25,7 @@ from brainview.tui.communities.fading import FadingPane
 from brainview.tui.communities.members import MemberList
 from brainview.tui.footer import Footer
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
+from brainview.tui.role_gate import allowed
 from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
 from brainview.tui.workers import WorkFailed, run_service
 
@@ -288,6 +289,8 @@ class CommunitiesScreen(Screen[None]):
     # -- keys --------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not allowed(self, action, parameters):  # the role cannot (the session refuses)
+            return False
         if action == "cancel":
             return self.clustering.running
         if action in ("decide", "undo"):

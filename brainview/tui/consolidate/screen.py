@@ -109,10 +109,7 @@ class ConsolidateScreen(ModalScreen[tuple[int, str] | None]):
         plan = self.plan
 
         def job(session: Session) -> list[str]:
-            from brainview.services import consolidate
-
-            with session.project(write_agent=True) as project:
-                return consolidate.queue(project, plan, now=session.clock())
+            return session.queue_consolidation(plan)
 
         run_service(self, job, group="queue", done=self._queued)
 
@@ -131,6 +128,7 @@ def _plan(session: Session, progress: Any) -> tuple[Any, dict[str, str]]:
     from brainview.services import consolidate
     from brainview.services.communities.curves import titles
 
+    session.require("consolidate")  # planning reads, but only to consolidate
     cfg = session.config
     settings = consolidate.settings_from(cfg.consolidate, cfg.reflections.pruning_threshold)
     with session.project() as project:

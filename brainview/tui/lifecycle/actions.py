@@ -121,21 +121,12 @@ class LifecycleActions(Widget):
 
 
 def _apply(session: Session, action: BlastAction) -> BatchResult:
-    from brainview.services.lifecycle.blast import apply
-
-    with session.project(write_agent=True) as project:
-        return apply(project, action, actor=session.decider, now=session.clock())
+    return session.blast(action)
 
 
 def _reinstate(session: Session, ids: list[str], reason: str) -> BatchResult:
-    from brainview.services.lifecycle import reinstate
-
-    with session.project(write_agent=True) as project:
-        return reinstate(project, ids, reason=reason, actor=session.decider, now=session.clock())
+    return session.lifecycle("reinstate", ids, reason)
 
 
 def _undo(session: Session, batch_id: str) -> UndoBatchResult:
-    from brainview.services.lifecycle import undo_batch
-
-    with session.project(write_agent=True) as project:
-        return undo_batch(project, batch_id, actor=session.decider, now=session.clock())
+    return session.undo_lifecycle(batch_id)

@@ -92,6 +92,23 @@ def _runtimes(lines: Text, rows: list[dict[str, Any]]) -> None:
         lines.append(f"… {len(ranked) - RUNTIMES_SHOWN} more runtime(s)\n", style="dim")
 
 
+def _deciders(lines: Text, rows: list[dict[str, Any]]) -> None:
+    """Who decided (a team's split): decider, accepted/decided and rate, mean seconds on
+    screen, decisions — shown once two or more people decided."""
+    if len(rows) < 2:
+        return
+    ranked = sorted(rows, key=lambda r: (-r["decisions"], r["decider"]))
+    header = f"{'accepted':<12}{'mean':>9}{'decisions':>11}"
+    lines.append(_pad("by decider", NAME_WIDTH) + header + "\n", style="dim")
+    for r in ranked[:RUNTIMES_SHOWN]:
+        decided = r["accepted"] + r["rejected"]
+        lines.append(_pad(one_line(r["decider"], 64), NAME_WIDTH))
+        lines.append(f"{r['accepted']:>3}/{decided:<3} {_pct(r['rate']):>4}")
+        lines.append(f"{_secs(r['mean_seconds']):>9}{r['decisions']:>11}\n")
+    if len(ranked) > RUNTIMES_SHOWN:
+        lines.append(f"… {len(ranked) - RUNTIMES_SHOWN} more decider(s)\n", style="dim")
+
+
 def _consolidations(lines: Text, plans: list[dict[str, Any]]) -> None:
     """Acceptance of the last three consolidations, oldest first; the last one's items."""
     if not plans:
@@ -180,6 +197,7 @@ class MetricsPanel(Vertical):
                 )
             lines.append("\n")
         _runtimes(lines, data.get("by_runtime", []))
+        _deciders(lines, data.get("by_decider", []))
         _consolidations(lines, data.get("consolidations", []))
         policies = data["policies_per_week"]
         lines.append(f"policies {sum(policies.values())}")

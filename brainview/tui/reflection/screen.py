@@ -27,6 +27,7 @@ from brainview.tui.footer import Footer
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
 from brainview.tui.reflection.parts import FsrsCard, References, ReflectionText
 from brainview.tui.reflection.render import render_refs
+from brainview.tui.role_gate import allowed
 from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
 from brainview.tui.workers import WorkFailed, run_service
@@ -64,6 +65,10 @@ class ReflectionScreen(Screen[None]):
     def __init__(self, reflection_id: str) -> None:
         super().__init__()
         self.reflection_id = reflection_id
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a lifecycle verb the person's role cannot use is hidden (the session refuses it)
+        return allowed(self, action, parameters)
 
     def compose(self) -> ComposeResult:
         yield Header()

@@ -80,7 +80,12 @@ class TriageActions:
 
     def refusal(self, what: str) -> str:
         """Why a verb hidden from the footer does nothing here."""
+        from brainview.tui.role_gate import refusal
+
         s = self.screen
+        role = refusal(s, what)
+        if role is not None:
+            return role
         if what == "undo":
             return texts.UNDO_REFUSAL
         if not s.rows:
@@ -291,10 +296,8 @@ class TriageActions:
             for r in s.rows
         ]
 
-        def job(_session: Session) -> int:
-            from brainview.services.readout.view_export import export_rows
-
-            return export_rows(rows, path)
+        def job(session: Session) -> int:
+            return session.export_rows(rows, path)
 
         def done(n: int) -> None:
             s.notify(f"exported {n} row(s) to {one_line(str(path), 400)}", markup=False)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from brainview.services.presence import Claim, Presence
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.review.flags import Flagged
@@ -86,22 +87,77 @@ def read_detail(proposal_id: str) -> Callable[[Session], ProposalDetail]:
 
 
 @dataclass(frozen=True)
+class DecidedBy:
+    """A proposal this console still showed, decided by someone else."""
+
+    proposal_id: str
+    verdict: str
+    decider: str
+    seconds_ago: int
+
+
+@dataclass(frozen=True)
 class Watch:
-    """What the poll compares: the queue, the lifecycle and the writing switch."""
+    """What the poll compares: the queue, the lifecycle and the writing switch — and,
+    signed in, who else looks at what and who decided what this console showed."""
 
     signature: tuple[int, int, int]
     lifecycle: int
     paused: bool
+    claims: dict[str, Claim] | None = None
+    """Proposal id → another person's live claim (``None``: no presence here)."""
+    decided: tuple[DecidedBy, ...] = ()
+    """Shown proposals decided by someone else since the last read (signature moved)."""
 
 
-def watch(session: Session) -> Watch:
-    """The cheap fingerprints polled every second."""
-    from brainview.services.lifecycle import writing
-    from brainview.services.review.flags import lifecycle_mark
-    from brainview.services.review.queue import signature
+def watch(
+    presence: Presence | None = None,
+    seen: tuple[int, int, int] | None = None,
+    shown: tuple[str, ...] = (),
+) -> Callable[[Session], Watch]:
+    """The cheap fingerprints polled every second; when the queue's moved from ``seen``,
+    also who decided which of the ``shown`` proposals (not this session's person)."""
 
-    with session.project() as project:
-        return Watch(signature(project), lifecycle_mark(project), writing.state(project).paused)
+    def job(session: Session) -> Watch:
+        from brainview.core.fsrs_math import parse_ts
+        from brainview.services.lifecycle import writing
+        from brainview.services.presence import decided_elsewhere
+        from brainview.services.review.flags import lifecycle_mark
+        from brainview.services.review.queue import signature
+
+        decided: tuple[DecidedBy, ...] = ()
+        with session.project() as project:
+            sig = signature(project)
+            mark, paused = lifecycle_mark(project), writing.state(project).paused
+            if seen is not None and sig != seen and shown:
+                now = session.clock().timestamp()
+                decided = tuple(
+                    DecidedBy(
+                        d.proposal_id,
+                        d.verdict,
+                        d.decider,
+                        max(0, int(now - parse_ts(d.decided_at).timestamp())),
+                    )
+                    for d in decided_elsewhere(project, shown)
+                    if d.decider != session.decider
+                )
+        claims = None
+        if presence is not None:
+            presence.heartbeat()
+            claims = presence.others()
+        return Watch(sig, mark, paused, claims, decided)
+
+    return job
+
+
+def look_at(presence: Presence, proposal_id: str | None) -> Callable[[Session], dict[str, Claim]]:
+    """Claim the proposal shown now (``None``: withdraw); everyone else's claims."""
+
+    def job(_session: Session) -> dict[str, Claim]:
+        presence.look_at(proposal_id)
+        return presence.others()
+
+    return job
 
 
 @dataclass(frozen=True)
@@ -118,17 +174,10 @@ class Opening:
 def recover(session: Session) -> Opening:
     """Finish user-brain changes a crash left half-done; read the apply mode."""
     from brainview.services import apply
-    from brainview.services.lifecycle import writing
 
     mode = apply.apply_mode(session.paths)
-    with session.project() as project:
-        waiting = apply.open_intents(project)
-        paused = writing.state(project).paused
-    outcomes = []
-    if waiting:
-        with session.project(write_agent=True, write_user=True) as project:
-            outcomes = apply.recover(project, now=session.clock())
-    return Opening(mode, paused, len(outcomes))
+    paused = session.writing().paused
+    return Opening(mode, paused, session.recover())
 
 
 @dataclass(frozen=True)

@@ -42,11 +42,26 @@ def age_label(created_at: str, now_ts: float) -> str:
     return f"{int(age_s // 86400)}d"
 
 
-def queue_cells(row: QueueRow, marked: bool, now_ts: float) -> list[Text]:
-    """One queue line: mark and flag, summary (titles, not ids), age, consulted."""
+PRESENCE_MARK = "◉"
+"""Before the summary of a proposal someone else is looking at (signed-in consoles)."""
+
+
+def summary_cell(row: QueueRow, holder: str | None = None) -> Text:
+    """The summary (titles, not ids), after ``◉ bob`` when ``holder`` looks at it."""
+    text = Text(first_line(row.title_summary or row.summary, 80))
+    if holder:  # a checked name (core.identity): letters, digits, . _ -
+        return Text.assemble((f"{PRESENCE_MARK} {holder} ", "bold magenta"), text)
+    return text
+
+
+def queue_cells(
+    row: QueueRow, marked: bool, now_ts: float, holder: str | None = None
+) -> list[Text]:
+    """One queue line: mark and flag, summary (titles, not ids; who else is looking at
+    it), age, consulted."""
     return [
         mark_cell(row, marked),
-        Text(first_line(row.title_summary or row.summary, 80)),
+        summary_cell(row, holder),
         Text(age_label(row.created_at, now_ts), justify="right"),
         Text(str(row.n_consulted), justify="right"),
     ]

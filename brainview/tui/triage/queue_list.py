@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Input, Static
 
 from brainview.core.safe_text import one_line
 from brainview.tui.triage.filter_bar import FilterBar
-from brainview.tui.triage.queue_cells import FIXED, mark_cell, queue_cells
+from brainview.tui.triage.queue_cells import FIXED, mark_cell, queue_cells, summary_cell
 
 if TYPE_CHECKING:
     from brainview.services.review.queue import QueueRow
@@ -83,6 +83,8 @@ class QueueList(Vertical):
         super().__init__(id=id)
         self.anchor: str | None = None
         """Where a range mark starts: the last proposal marked."""
+        self.holders: dict[str, str] = {}
+        """Proposal id → who else is looking at it (presence; empty when alone)."""
         self._summary_width = 0
 
     def compose(self) -> ComposeResult:
@@ -156,7 +158,8 @@ class QueueList(Vertical):
         fresh = [r for r in rows if r.id not in known]
         now_ts = self._now_ts()
         for row in fresh:
-            self.table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+            cells = queue_cells(row, row.id in self.marked, now_ts, self.holders.get(row.id))
+            self.table.add_row(*cells, key=row.id)
         self.set_reactive(QueueList.rows, self.rows + fresh)
         self.total = total
 
@@ -178,6 +181,14 @@ class QueueList(Vertical):
         if target is not None:
             self.table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
         self.post_message(self.Selected(self.current_id))
+
+    def show_holders(self, holders: dict[str, str]) -> None:
+        """Mark the rows others are looking at (``◉ bob``); only changed cells redrawn."""
+        old, self.holders = self.holders, dict(holders)
+        shown = {r.id: r for r in self.rows}
+        for pid in set(old) | set(holders):
+            if old.get(pid) != holders.get(pid) and pid in shown:
+                self.table.update_cell(pid, "summary", summary_cell(shown[pid], holders.get(pid)))
 
     # -- the title ---------------------------------------------------------------
 
@@ -341,6 +352,7 @@ class QueueList(Vertical):
         cursor = table.cursor_row
         table.clear()
         for row in self.rows:
-            table.add_row(*queue_cells(row, row.id in self.marked, now_ts), key=row.id)
+            cells = queue_cells(row, row.id in self.marked, now_ts, self.holders.get(row.id))
+            table.add_row(*cells, key=row.id)
         if self.rows:
             table.move_cursor(row=max(0, min(cursor, len(self.rows) - 1)), animate=False)

@@ -23,11 +23,13 @@ from brainview.core.vocabulary import LEGEND
 from brainview.tui.access import brainview_app
 from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
+from brainview.tui.role_gate import allowed
 from brainview.tui.triage import texts
 from brainview.tui.triage.actions import TriageActions
 from brainview.tui.triage.jobs import PAGE, QueuePage, Watch
 from brainview.tui.triage.keys import BINDINGS
 from brainview.tui.triage.panes import EMPTY, AgentPane, ProposalPane, UserPane
+from brainview.tui.triage.presence_view import TriagePresence
 from brainview.tui.triage.queue_list import QueueList
 from brainview.tui.workers import WorkFailed, run_service
 
@@ -82,6 +84,7 @@ class TriageScreen(Screen[None]):
         self._asked: str | None = None
         """The proposal whose context was last asked for."""
         self._actions = TriageActions(self)
+        self._presence = TriagePresence(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -137,6 +140,13 @@ class TriageScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         # Back from another mode: a reflection may have been invalidated there.
         self.poll()
+        if self.signature is not None:
+            self._presence.selected(self.current_id)
+
+    def on_screen_suspend(self) -> None:
+        # Another screen (or a dialog) shows: this one looks at nothing meanwhile.
+        if not self.app.screen.is_modal:
+            self._presence.selected(None)
 
     def set_writing(self, paused: bool) -> None:
         """Show (or clear) "reflections paused" in the title."""
@@ -182,9 +192,13 @@ class TriageScreen(Screen[None]):
         app = brainview_app(self)
         if self.signature is None or app.services.busy(self, "decide"):
             return
-        run_service(self, watch, group="poll", done=self._watched)
+        shown = tuple(r.id for r in self.rows)
+        job = watch(app.presence, self.signature, shown)
+        run_service(self, job, group="poll", done=self._watched)
 
     def _watched(self, seen: Watch) -> None:
+        self._presence.decided(seen.decided)  # named while their rows are still loaded
+        self._presence.show(seen.claims)
         if seen.paused != self.queue.writing_paused:
             self.set_writing(seen.paused)
         if self.lifecycle_seen is not None and seen.lifecycle != self.lifecycle_seen:
@@ -216,6 +230,7 @@ class TriageScreen(Screen[None]):
     @on(QueueList.Selected)
     def _selected(self, message: QueueList.Selected) -> None:
         pid = message.proposal_id
+        self._presence.selected(pid)
         self.shown_at = time.monotonic()
         panes = (self.query_one(ProposalPane), self.query_one(AgentPane), self.query_one(UserPane))
         if pid is None:
@@ -278,7 +293,10 @@ class TriageScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a verb that cannot apply here; for accept, edit_policy and undo a
-        # hidden twin binding then says why (brainview.tui.bindings).
+        # hidden twin binding then says why (brainview.tui.bindings); a verb the role
+        # cannot use is hidden too (brainview.tui.role_gate).
+        if not allowed(self, action, parameters):
+            return False
         return self._actions.allowed(action)
 
     def action_accept(self) -> None:

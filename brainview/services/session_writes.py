@@ -1,0 +1,229 @@
+"""The session's writes beyond proposal decisions, each checked against the role.
+
+Mixed into :class:`brainview.services.session.Session`: reflection lifecycle batches
+(challenge, invalidate, reinstate, a blast-radius action, their undo), the
+reflection-writing switch, tutor/QABot outcomes, rescue / let-go of fading
+reflections, consolidation planning and queueing, finishing interrupted applies and
+exporting a view to a file.  Every method first calls :meth:`require` with its
+:data:`brainview.core.roles.Action`, so a refused call opens nothing for writing and
+writes no row (:mod:`brainview.core.roles` is the table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from brainview.core import roles
+from brainview.core.identity import Role
+from brainview.core.roles import LIFECYCLE_VERBS
+from brainview.errors import RoleRefusedError
+
+if TYPE_CHECKING:
+    from brainview.config import Config
+    from brainview.core.outcomes import OutcomeReport
+    from brainview.services.consolidate.model import ConsolidationPlan
+    from brainview.services.lifecycle import BatchResult, UndoBatchResult
+    from brainview.services.lifecycle.blast import BlastAction
+    from brainview.services.lifecycle.writing import WritingState
+    from brainview.services.outcome.result import OutcomeResult
+    from brainview.services.project import Project
+    from brainview.services.review.revert import UndoResult
+    from brainview.services.review.undo_offer import UndoTarget
+    from brainview.store.discovery import BrainPaths
+
+
+class SessionWrites:
+    """The role checks, and the role-checked writes on reflections, outcomes and
+    consolidation."""
+
+    if TYPE_CHECKING:
+        paths: BrainPaths
+        config: Config
+        decider: str
+        role: Role
+        clock: Callable[[], datetime]
+
+        def project(
+            self, *, write_agent: bool = False, write_user: bool = False
+        ) -> AbstractContextManager[Project]: ...
+
+        def deciding(self, *, user: bool) -> AbstractContextManager[Project]: ...
+
+    # -- the role --------------------------------------------------------------------
+
+    def can(self, action: roles.Action) -> bool:
+        """Whether this session's role may do ``action``."""
+        return roles.allows(self.role, action)
+
+    def require(self, action: roles.Action) -> None:
+        """Refuse ``action`` (one line naming the role needed) unless the role allows it."""
+        why = roles.refusal(action, self.decider, self.role)
+        if why is not None:
+            raise RoleRefusedError(why)
+
+    def _require_kinds(self, ids: Sequence[str]) -> None:
+        """Deciding a consolidation's proposals needs what consolidating needs."""
+        if self.can("decide_consolidation"):
+            return
+        from brainview.core.kinds import is_agent_kind
+        from brainview.store.decision_reads import proposal_kinds
+
+        with self.project() as project:
+            if project.agent is None:
+                return
+            with project.agent.read() as conn:
+                kinds = proposal_kinds(conn, list(ids)) or []
+        if any(is_agent_kind(k) for k in kinds):
+            self.require("decide_consolidation")
+
+    def _require_undo(self, target: UndoTarget) -> None:
+        """Undoing needs a reviewer; someone else's decision (any of a bulk's), or a
+        consolidation item's, needs a maintainer."""
+        self.require("undo_own")
+        if any(str(d.get("decider")) != self.decider for d in target.unit):
+            self.require("undo_other")
+        self._require_kinds([str(d["proposal_id"]) for d in target.unit])
+
+    # -- reflection lifecycle --------------------------------------------------------
+
+    def lifecycle(self, verb: str, ids: Sequence[str], reason: str = "") -> BatchResult:
+        """``challenge``, ``invalidate`` or ``reinstate`` reflections as one batch."""
+        from brainview.services import lifecycle
+
+        action = LIFECYCLE_VERBS.get(verb)
+        self.require(action if action is not None else "invalidate")
+        with self.project(write_agent=True) as project:
+            return lifecycle.run_batch(
+                project, verb, ids, reason=reason, actor=self.decider, now=self.clock()
+            )
+
+    def blast(self, action: BlastAction) -> BatchResult:
+        """A blast-radius action (a verb over reflections plus proposals to flag)."""
+        from brainview.services.lifecycle import blast
+
+        verb = LIFECYCLE_VERBS.get(action.verb)
+        self.require(verb if verb is not None else "blast")  # named for what it does
+        self.require("blast")
+        with self.project(write_agent=True) as project:
+            return blast.apply(project, action, actor=self.decider, now=self.clock())
+
+    def undo_lifecycle(self, batch_id: str | None = None) -> UndoBatchResult:
+        """Revert a lifecycle batch exactly (``None``: the most recent one)."""
+        from brainview.services import lifecycle
+
+        self.require("undo_lifecycle")
+        with self.project(write_agent=True) as project:
+            return lifecycle.undo_batch(project, batch_id, actor=self.decider, now=self.clock())
+
+    # -- the writing switch ----------------------------------------------------------
+
+    def writing(self) -> WritingState:
+        """Whether rejections write reflections (the project's switch)."""
+        from brainview.services.lifecycle import writing
+
+        with self.project() as project:
+            return writing.state(project)
+
+    def set_writing(self, enabled: bool, reason: str | None = None) -> tuple[WritingState, bool]:
+        """Pause or resume reflection writing; the new state and whether it changed."""
+        from brainview.services.lifecycle import writing
+
+        self.require("writing")
+        with self.project(write_agent=True) as project:
+            return writing.set_writing(
+                project, enabled=enabled, actor=self.decider, now=self.clock(), reason=reason
+            )
+
+    def toggle_writing(self) -> WritingState:
+        """Pause reflection writing if it runs, resume it if paused; the new state."""
+        from brainview.services.lifecycle import writing
+
+        self.require("writing")
+        with self.project(write_agent=True) as project:
+            paused = writing.state(project).paused
+            new, _changed = writing.set_writing(
+                project, enabled=paused, actor=self.decider, now=self.clock()
+            )
+        return new
+
+    # -- outcomes ------------------------------------------------------------------
+
+    def report_outcome(
+        self, report: OutcomeReport, *, decider: str | None = None, source: str = "api"
+    ) -> OutcomeResult:
+        """Record a tutor/QABot outcome (``decider``: else this session's decider)."""
+        from brainview.services import outcome
+
+        self.require("outcome")
+        with self.project(write_agent=True) as project:
+            return outcome.report_outcome(
+                project, report, decider=decider or self.decider, now=self.clock(), source=source
+            )
+
+    def undo_outcome(self, outcome_id: str) -> UndoResult:
+        """Undo a recorded outcome exactly."""
+        from brainview.services import outcome
+
+        self.require("outcome")
+        with self.project(write_agent=True) as project:
+            return outcome.undo_outcome(project, outcome_id, now=self.clock(), actor=self.decider)
+
+    # -- fading reflections --------------------------------------------------------
+
+    def decide_fading(self, reflection_id: str, action: str, *, threshold: float) -> int:
+        """Rescue (``rescue``) or let go (``let_go``) a fading reflection; the decision id."""
+        from brainview.services.communities.curves import decide_fading
+
+        self.require("fading")
+        with self.project(write_agent=True) as project:
+            return decide_fading(
+                project,
+                reflection_id,
+                action,
+                decider=self.decider,
+                now=self.clock(),
+                threshold=threshold,
+            )
+
+    def undo_fading(self, decision_id: int) -> None:
+        """Withdraw a standing rescue / let-go decision."""
+        from brainview.services.communities.curves import undo_fading_decision
+
+        self.require("fading")
+        with self.project(write_agent=True) as project:
+            undo_fading_decision(project, decision_id, actor=self.decider, now=self.clock())
+
+    # -- consolidation -------------------------------------------------------------
+
+    def queue_consolidation(self, plan: ConsolidationPlan) -> list[str]:
+        """Store every planned item as a proposal (one transaction); their ids."""
+        from brainview.services import consolidate
+
+        self.require("consolidate")
+        with self.project(write_agent=True) as project:
+            return consolidate.queue(project, plan, now=self.clock())
+
+    # -- housekeeping --------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Finish (or roll back) user-brain changes a crash left half-done; how many.
+        Nothing to do, or a role that may not write: 0, nothing opened for writing."""
+        from brainview.services import apply
+
+        with self.project() as project:
+            waiting = apply.open_intents(project)
+        if not waiting or not self.can("recover"):
+            return 0
+        with self.project(write_agent=True, write_user=True) as project:
+            return len(apply.recover(project, now=self.clock()))
+
+    def export_rows(self, rows: Sequence[dict[str, Any]], path: Path) -> int:
+        """Write ``rows`` to a new ``.csv`` / ``.json`` file; the count."""
+        from brainview.services.readout.view_export import export_rows
+
+        self.require("export")
+        return export_rows(rows, path)
