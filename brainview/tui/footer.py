@@ -7,11 +7,16 @@ keeping the help key (which lists everything else) always in view.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 HELP_ACTIONS = frozenset({"help", "app.help"})
 """The binding kept in view whatever the width: it lists every key."""
@@ -31,6 +36,24 @@ class Footer(TextualFooter):
     def __init__(self, *, show_command_palette: bool = True) -> None:
         super().__init__(show_command_palette=show_command_palette)
         self._width = 0
+        self._shown: tuple[object, ...] | None = None
+        """What the keys showed when last composed (``None``: not composed yet)."""
+
+    def bindings_changed(self, screen: Screen) -> None:
+        """Recompose only when the keys the footer would show changed.
+
+        Textual recomposes the footer on every ``refresh_bindings()``; triage refreshes
+        its bindings several times per decision (the queue, the marks, the panes), and
+        rebuilding a dozen footer keys each time was most of a decision's CPU in the
+        console (ten people on one server run ten consoles on a few cores)."""
+        shown = _signature(screen)
+        ready = screen.app.app_focus and self.is_attached and screen is self.screen
+        if ready and shown == self._shown:
+            self._bindings_ready = True
+            return
+        if ready:
+            self._shown = shown
+        super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
         items = list(super().compose())
@@ -54,3 +77,12 @@ class Footer(TextualFooter):
         if event.size.width != self._width:
             self._width = event.size.width
             self.call_after_refresh(self.recompose)
+
+
+def _signature(screen: Screen) -> tuple[object, ...]:
+    """Everything about the screen's active bindings a footer key shows."""
+    return tuple(
+        (key, b.binding.action, b.binding.description, b.binding.key_display, b.binding.show)
+        + (b.enabled, b.tooltip)
+        for key, b in screen.active_bindings.items()
+    )

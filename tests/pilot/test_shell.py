@@ -117,6 +117,32 @@ class TestFooter:
             assert app.current_mode == mode
             _footer_fits(app)
 
+    async def test_rebuilt_only_when_the_keys_change(self, demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        """Refreshing the bindings with nothing changed leaves the footer as it is (a
+        decision refreshes them several times; each rebuild cost a console CPU)."""
+        root, _ = demo
+        app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            footer = app.screen.query_one(Footer)
+            rebuilt: list[int] = []
+            real = footer.recompose
+
+            async def counting() -> None:
+                rebuilt.append(1)
+                await real()
+
+            monkeypatch.setattr(footer, "recompose", counting)
+            for _ in range(5):
+                app.screen.refresh_bindings()
+                await pilot.pause()
+            await settle(pilot)
+            assert rebuilt == [], "same keys: no rebuild"
+            await pilot.press("slash")  # the filter box has the focus: other keys apply
+            await settle(pilot)
+            assert rebuilt, "other keys: rebuilt"
+            _footer_fits(app)
+
 
 class TestHelp:
     """Help lists the keys in effect, remaps included, in its table and its guide."""
