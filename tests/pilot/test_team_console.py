@@ -15,16 +15,29 @@ from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, identity_of, make_app
 from brainview.tui.clock import frozen
 from brainview.tui.role_gate import allowed
+from brainview.tui.triage import TriageScreen
 from tests.tui_helpers import settle
 
 
 def _app(root: Path, name: str, role: str, presence: Path | None, start: str = "triage"):  # type: ignore[no-untyped-def]
     ident = Identity(name, role, str(presence) if presence else None)  # type: ignore[arg-type]
-    return make_app(discover(root), clock=frozen(DEMO_NOW), start=start, identity=ident)
+    app = make_app(discover(root), clock=frozen(DEMO_NOW), start=start, identity=ident)
+    told: list[tuple[str, str]] = []
+    shown = app.notify
+
+    def notify(message: str, *args: object, **kwargs: object) -> None:
+        told.append((str(kwargs.get("title") or ""), str(message)))
+        shown(message, *args, **kwargs)  # type: ignore[arg-type]
+
+    app.notify = notify  # type: ignore[method-assign]
+    app.told = told  # type: ignore[attr-defined]
+    return app
 
 
-def _said(app: BrainviewApp) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+def _said(app: BrainviewApp, title: str | None = None) -> list[str]:
+    """Every notification so far (a toast may time out on a slow machine before it is
+    read), optionally only those titled ``title``."""
+    return [m for t, m in app.told if title is None or t == title]  # type: ignore[attr-defined]
 
 
 def _decisions(root: Path) -> list[tuple[str, str, str]]:
@@ -36,8 +49,10 @@ def _decisions(root: Path) -> list[tuple[str, str, str]]:
     return sorted(rows)
 
 
-async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     root, _ = demo
+    # the polls run when the test says (the notice is read before it times out)
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)
     db = tmp_path / "presence.db"
     alice, bob = _app(root, "alice", "reviewer", db), _app(root, "bob", "reviewer", db)
     async with alice.run_test(size=(120, 40)) as pa, bob.run_test(size=(120, 40)) as pb:
@@ -49,7 +64,7 @@ async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path) -
         await settle(pa)
         second = alice.screen.current_id
         assert second != first
-        bob.screen.poll()  # the 1 s tick, now
+        bob.call_later(bob.screen.poll)  # the 1 s tick, now (in bob's app)
         await settle(pb)
         queue = bob.screen.queue
         assert queue.holders == {second: "alice"}
@@ -66,7 +81,7 @@ async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path) -
         await pb.press("enter")
         await settle(pb)
         assert _decisions(root) == [(second, "reject", "bob")]
-        alice.screen.poll()
+        alice.call_later(alice.screen.poll)
         await settle(pa)
         assert second not in [r.id for r in alice.screen.rows]
         assert any(s.startswith("rejected by bob 0 s ago: ") for s in _said(alice))
@@ -76,7 +91,9 @@ async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path) -
     assert left == []  # quitting withdrew both claims
 
 
-async def test_a_double_decision_is_refused_and_says_so(demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+async def test_a_double_decision_is_refused_and_says_so(demo, tmp_path) -> None:
+    # Two apps run in one test: a call from the test goes through ``call_later`` so it
+    # runs in that app's own task (as each console is its own process under serve).  # type: ignore[no-untyped-def]
     root, _ = demo
     db = tmp_path / "presence.db"
     alice, bob = _app(root, "alice", "reviewer", db), _app(root, "bob", "reviewer", db)
@@ -91,10 +108,10 @@ async def test_a_double_decision_is_refused_and_says_so(demo, tmp_path) -> None:
         await settle(pa)
         # bob rejects the same proposal from a queue read before alice's decision (his
         # poll may have run meanwhile, so the flow is driven with the id he saw)
-        bob.screen._actions._decide([first], "reject", None, 1.0)
+        bob.call_later(bob.screen._actions._decide, [first], "reject", None, 1.0)
         await settle(pb)
         assert _decisions(root) == [(first, "reject", "alice")]
-        assert any(str(n.title) == "Refused" for n in bob._notifications)
+        assert _said(bob, "Refused")
 
 
 async def test_a_reviewer_cannot_invalidate_from_any_screen(demo) -> None:  # type: ignore[no-untyped-def]
@@ -159,3 +176,27 @@ def test_a_bad_identity_is_one_usage_line() -> None:
         {"BRAINVIEW_AS": "alice", "BRAINVIEW_ROLE": "reviewer", "BRAINVIEW_PRESENCE": "/tmp/p"}
     )
     assert ident == Identity("alice", "reviewer", "/tmp/p")
+
+
+async def test_a_reviewer_cannot_undo_someone_elses_decision(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    alice = _app(root, "alice", "reviewer", None)
+    async with alice.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = alice.screen.current_id
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+    bob = _app(root, "bob", "reviewer", None)
+    async with bob.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert bob.screen.last_decision is not None
+        await pilot.press("u")  # this session decided nothing: the project's last is alice's
+        await settle(pilot)
+        assert type(bob.screen).__name__ == "TriageScreen"  # no "undo it?" dialog
+        assert (
+            "undoing someone else's decision needs the maintainer role (bob is a reviewer)"
+            in _said(bob)
+        )
+    assert _decisions(root) == [(first, "reject", "alice")]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainview.core.safe_text import one_line
+from brainview.tui.access import session_of
 from brainview.tui.triage import jobs, texts
 from brainview.tui.widgets.confirm import ConfirmScreen
 from brainview.tui.widgets.reason_prompt import ReasonPrompt
@@ -244,6 +245,18 @@ class TriageActions:
         last = s.last_decision
         if last is None:
             s.action_why("undo")
+            return
+        session = session_of(s)
+        if last.decider != session.decider and not session.can("undo_other"):
+            from brainview.core.roles import refusal
+
+            s.notify(
+                refusal("undo_other", session.decider, session.role) or "",
+                title="Refused",
+                severity="warning",
+                timeout=5,
+                markup=False,
+            )
             return
 
         def done(ok: bool | None) -> None:

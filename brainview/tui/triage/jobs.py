@@ -90,6 +90,7 @@ def read_detail(proposal_id: str) -> Callable[[Session], ProposalDetail]:
 class DecidedBy:
     """A proposal this console still showed, decided by someone else."""
 
+    decision_id: str
     proposal_id: str
     verdict: str
     decider: str
@@ -127,12 +128,15 @@ def watch(
 
         decided: tuple[DecidedBy, ...] = ()
         with session.project() as project:
-            sig = signature(project)
+            # the lifecycle first: a decision landing between the two reads is then seen
+            # in the signature (named below) before the lifecycle branch reloads
             mark, paused = lifecycle_mark(project), writing.state(project).paused
+            sig = signature(project)
             if seen is not None and sig != seen and shown:
                 now = session.clock().timestamp()
                 decided = tuple(
                     DecidedBy(
+                        d.decision_id,
                         d.proposal_id,
                         d.verdict,
                         d.decider,

@@ -36,6 +36,8 @@ class TriagePresence:
         self._warned: tuple[str, str] | None = None
         """``(proposal, holder)`` last said for the highlighted proposal."""
         self._said_broken = False
+        self._said: set[str] = set()
+        """Decisions already named (a poll that overlapped a reload reads them again)."""
 
     @property
     def presence(self) -> Presence | None:
@@ -76,20 +78,20 @@ class TriagePresence:
             return
         self._warned = (claim.proposal_id, claim.holder)
         seconds = claim.seconds(presence.clock())
-        self.screen.notify(
+        self._tell(
             f"{claim.holder} is looking at this since {seconds} s — continue if you mean to "
             "(deciding it is allowed; a second decision is refused)",
-            title="Presence",
-            timeout=6,
-            markup=False,
+            "Presence",
         )
 
     # -- decided elsewhere -----------------------------------------------------------
 
     def decided(self, items: tuple[jobs.DecidedBy, ...]) -> None:
         """Say who decided the proposals this console still showed (before they go)."""
+        items = tuple(d for d in items if d.decision_id not in self._said)
         if not items:
             return
+        self._said.update(d.decision_id for d in items)
         queue = self.screen.queue
         if len(items) <= SAID_ONE_BY_ONE:
             lines = []
@@ -102,4 +104,7 @@ class TriagePresence:
         else:
             names = ", ".join(sorted({d.decider for d in items}))
             text = f"{len(items)} proposal(s) decided by {names}"
-        self.screen.notify(text, title="Decided elsewhere", timeout=6, markup=False)
+        self._tell(text, "Decided elsewhere")
+
+    def _tell(self, text: str, title: str) -> None:
+        self.screen.notify(text, title=title, timeout=8, markup=False)
