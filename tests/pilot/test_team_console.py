@@ -91,6 +91,34 @@ async def test_each_sees_where_the_other_looks_and_who_decided(demo, tmp_path, m
     assert left == []  # quitting withdrew both claims
 
 
+async def test_a_decision_elsewhere_is_named_by_the_reload_after_ones_own(  # type: ignore[no-untyped-def]
+    demo, tmp_path, monkeypatch
+) -> None:
+    """The poll waits while this console's own decision runs, so the reload that follows
+    it can be the first read to see someone else's decision: it names it too."""
+    root, _ = demo
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)  # no poll gets there first
+    db = tmp_path / "presence.db"
+    alice, bob = _app(root, "alice", "reviewer", db), _app(root, "bob", "reviewer", db)
+    async with alice.run_test(size=(120, 40)) as pa, bob.run_test(size=(120, 40)) as pb:
+        await settle(pa)
+        await settle(pb)
+        first = alice.screen.current_id
+        await pb.press("j")
+        await settle(pb)
+        second = bob.screen.current_id
+        assert second != first and second in [r.id for r in alice.screen.rows]
+        bob.call_later(bob.screen._actions._decide, [second], "dismiss", "dup", 1.0)
+        await settle(pb)
+        await pa.press("r")  # alice rejects the first; her reload sees bob's too
+        await pa.pause()
+        await pa.press("enter")
+        await settle(pa)
+        assert _decisions(root) == sorted([(first, "reject", "alice"), (second, "dismiss", "bob")])
+        assert second not in [r.id for r in alice.screen.rows]
+        assert any(s.startswith("dismissed by bob ") for s in _said(alice, "Decided elsewhere"))
+
+
 async def test_a_double_decision_is_refused_and_says_so(demo, tmp_path) -> None:
     # Two apps run in one test: a call from the test goes through ``call_later`` so it
     # runs in that app's own task (as each console is its own process under serve).  # type: ignore[no-untyped-def]

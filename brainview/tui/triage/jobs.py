@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from brainview.services.presence import Claim, Presence
+    from brainview.services.project import Project
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.review.flags import Flagged
@@ -36,10 +37,16 @@ class QueuePage:
     """The project's last decision unit: what ``u`` offers after a restart."""
     query: tuple[str, str]
     """``(sort, filter)`` it was read with: a page for an older query is dropped."""
+    decided: tuple[DecidedBy, ...] = ()
+    """Rows shown before this read, gone since, decided by someone else."""
 
 
-def read_queue(sort: str, needle: str, limit: int) -> Callable[[Session], QueuePage]:
-    """The first ``limit`` rows for ``(sort, needle)`` with the fingerprints."""
+def read_queue(
+    sort: str, needle: str, limit: int, shown: tuple[str, ...] = ()
+) -> Callable[[Session], QueuePage]:
+    """The first ``limit`` rows for ``(sort, needle)`` with the fingerprints, and who
+    else decided any of the ``shown`` rows (a reload after this console's own decision
+    may be the first read to see them go: the poll waits while a decision runs)."""
 
     def job(session: Session) -> QueuePage:
         from brainview.services.review.flags import lifecycle_mark
@@ -53,9 +60,33 @@ def read_queue(sort: str, needle: str, limit: int) -> Callable[[Session], QueueP
             rows = with_titles(project, rows)
             sig = signature(project)
             last = last_unit(project)
-        return QueuePage(rows, total, pending, sig, mark, last, (sort, needle))
+            pending_ids = {r.id for r in rows}
+            gone = tuple(pid for pid in shown if pid not in pending_ids)
+            decided = _decided_by(session, project, gone) if gone else ()
+        return QueuePage(rows, total, pending, sig, mark, last, (sort, needle), decided)
 
     return job
+
+
+def _decided_by(
+    session: Session, project: Project, proposal_ids: tuple[str, ...]
+) -> tuple[DecidedBy, ...]:
+    """Live decisions on ``proposal_ids`` by someone other than this session's person."""
+    from brainview.core.fsrs_math import parse_ts
+    from brainview.services.presence import decided_elsewhere
+
+    now = session.clock().timestamp()
+    return tuple(
+        DecidedBy(
+            d.decision_id,
+            d.proposal_id,
+            d.verdict,
+            d.decider,
+            max(0, int(now - parse_ts(d.decided_at).timestamp())),
+        )
+        for d in decided_elsewhere(project, proposal_ids)
+        if d.decider != session.decider
+    )
 
 
 def read_more(
@@ -120,9 +151,7 @@ def watch(
     also who decided which of the ``shown`` proposals (not this session's person)."""
 
     def job(session: Session) -> Watch:
-        from brainview.core.fsrs_math import parse_ts
         from brainview.services.lifecycle import writing
-        from brainview.services.presence import decided_elsewhere
         from brainview.services.review.flags import lifecycle_mark
         from brainview.services.review.queue import signature
 
@@ -133,18 +162,7 @@ def watch(
             mark, paused = lifecycle_mark(project), writing.state(project).paused
             sig = signature(project)
             if seen is not None and sig != seen and shown:
-                now = session.clock().timestamp()
-                decided = tuple(
-                    DecidedBy(
-                        d.decision_id,
-                        d.proposal_id,
-                        d.verdict,
-                        d.decider,
-                        max(0, int(now - parse_ts(d.decided_at).timestamp())),
-                    )
-                    for d in decided_elsewhere(project, shown)
-                    if d.decider != session.decider
-                )
+                decided = _decided_by(session, project, shown)
         claims = None
         if presence is not None:
             presence.heartbeat()

@@ -171,13 +171,15 @@ class TriageScreen(Screen[None]):
         elif self._keep is None:
             self._keep = self.current_id
         q = self.queue
-        job = read_queue(q.sort, q.needle, max(PAGE, len(q.rows)))
+        shown = tuple(r.id for r in q.rows)
+        job = read_queue(q.sort, q.needle, max(PAGE, len(q.rows)), shown)
         run_service(self, job, group="queue", done=self._show_queue)
 
     def _show_queue(self, page: QueuePage) -> None:
         q = self.queue
         if page.query != (q.sort, q.needle):
             return  # read for an older sort or filter
+        self._presence.decided(page.decided)  # named while their rows are still loaded
         self.signature, self.last_decision = page.signature, page.last
         self.lifecycle_seen = page.lifecycle
         keep, self._keep = self._keep, None
