@@ -13,6 +13,7 @@ from pathlib import Path
 
 from textual.worker import WorkerError
 
+from brainview.core.identity import Identity
 from brainview.demo.generator import DEMO_NOW, DemoInfo, DemoSpec, build_project
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
@@ -31,6 +32,9 @@ SHOTS = [
     ("consolidate-120x40", "communities", (120, 40), ["z"]),
     # Recall for the proposal under review (triage `w`): ranked lessons, each with why.
     ("recall-120x40", "triage", (120, 40), ["w"]),
+    # Signed in (as `brainview serve` runs it): presence marks, "bob is looking at this"
+    # and a decision by someone else named.
+    ("team-120x40", "triage", (120, 40), ["@team"]),
     # Last: it queues the demo's consolidation.
     ("policy-120x40", "triage", (120, 40), ["@policy"]),
 ]
@@ -55,17 +59,44 @@ def _queue_consolidation(root: Path) -> str:
     )
 
 
+async def _team(root: Path, app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Bob and Carol look at two proposals; Bob rejects a third; Alice opens Bob's."""
+    from brainview.services.presence import Presence
+    from brainview.services.session import Session
+
+    assert app.presence is not None
+    rows = [r.id for r in app.screen.rows]
+    bob = Presence(app.presence.path, "bob")
+    carol = Presence(app.presence.path, "carol")
+    bob.look_at(rows[1])
+    carol.look_at(rows[3])
+    with Session.start(discover(root), clock=lambda: DEMO_NOW, decider="bob") as session:
+        session.decide([rows[5]], "reject", reason="duplicate of an existing link")
+    app.screen.poll()
+    await settle(app, pilot)
+    await pilot.press("j")  # Alice opens the proposal Bob is looking at
+
+
 async def shoot(
     root: Path, info: DemoInfo, name: str, start: str, size: tuple[int, int], keys: list[str]
 ) -> None:
-    app = make_app(discover(root), clock=frozen(DEMO_NOW), start=start, decider="demo")
-    async with app.run_test(size=size) as pilot:
+    identity = None
+    if "@team" in keys:
+        presence = Path(tempfile.mkdtemp()) / "presence.db"
+        identity = Identity("alice", "reviewer", str(presence))
+    app = make_app(
+        discover(root), clock=frozen(DEMO_NOW), start=start, decider="demo", identity=identity
+    )
+    # The team shot shows its toasts (the presence notice, the decision named).
+    async with app.run_test(size=size, notifications=identity is not None) as pilot:
         await settle(app, pilot)
         for key in keys:
             if key == "@reflection":  # an adversarial one: its markup and escapes stay inert
                 app.open_reflection(info.adversarial_ids[0])
             elif key == "@light":
                 app.theme = "textual-light"
+            elif key == "@team":
+                await _team(root, app, pilot)
             elif key == "@policy":  # queue the consolidation, show its first policy
                 app.screen.show_only(_queue_consolidation(root))
             else:
