@@ -85,3 +85,17 @@ def start_serve(*args: str, cwd: Path | None = None) -> Served:
         code, _, err = served.stop(signal.SIGKILL)
         raise AssertionError(f"brainview serve did not start (exit {code}): {err[-500:]}")
     return served
+
+
+def add_person(root: Path, name: str, role: str, password: str) -> None:
+    """``brainview users add NAME --role ROLE --password-stdin -C ROOT``, as a script
+    would (the password on stdin, never on the command line)."""
+    subprocess.run(
+        [sys.executable, "-m", "brainview", "users", "add", name, "--role", role]
+        + ["--password-stdin", "-C", str(root)],
+        input=password + "\n",
+        text=True,
+        check=True,
+        capture_output=True,
+        env=brainview_env(),
+    )
