@@ -285,6 +285,11 @@ async def _console_env(served: Served, headers: dict[str, str]) -> dict[str, str
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, wait_for, "a console", lambda: len(served.children()) == 1)
         (child,) = served.children()
+        # Between the fork and the exec the child still shows the server's environment
+        # (and command line): read it once the child is `brainview open` itself.
+        await loop.run_in_executor(
+            None, wait_for, "the console to exec", lambda: b"\0open\0" in _cmdline(child)
+        )
         raw = Path(f"/proc/{child}/environ").read_bytes()
         await ws.close()
     return dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
@@ -350,3 +355,11 @@ def test_public_or_tls_proxy_without_people_is_refused(demo, capsys) -> None:  #
     empty = demo[0] / "nobody.json"
     assert main(["serve", str(demo[0]), "--port", "0", "--users", str(empty)]) == ExitCode.REFUSED
     assert "no people in" in capsys.readouterr().err
+
+
+def _cmdline(pid: int) -> bytes:
+    """The process's command line (empty once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
