@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from brainview.errors import BadPathError, ConfigError, NotFoundError, ReadOnlyError
+from brainview.store.connect import refuse_brain_path
 from brainview.store.path_kind import MISSING, REGULAR, is_symlink, kind
 from brainview.store.safe_files import atomic_write
 
@@ -63,6 +64,7 @@ def read_users(path: Path) -> tuple[Any, Signature] | None:
     """The parsed document and the signature it was read at; ``None`` when missing."""
     path = Path(path)
     _refuse_odd(path)
+    refuse_brain_path(path, WHAT)  # closing a descriptor of an open brain drops its locks
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:

@@ -239,3 +239,14 @@ def test_throttle_counts_per_key_and_backs_off() -> None:
     assert throttle.retry_after(["name:ada"]) == 0 and throttle.retry_after(["ip:1"]) > 0
     clock.now += 3 * 3600
     assert throttle.retry_after(keys) == 0  # forgotten after the window
+
+
+def test_a_users_file_that_is_a_brain_side_file_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Plain reads never touch a brain's files (closing a descriptor drops its locks)."""
+    from brainview.errors import InvalidInputError
+    from brainview.store.users_file import read_users
+
+    wal = tmp_path / "circuit.db-wal"
+    wal.write_bytes(b"{}")
+    with pytest.raises(InvalidInputError, match="brain database file"):
+        read_users(wal)
