@@ -199,7 +199,7 @@ def test_two_people_triage_one_queue(chromium: Path, demo) -> None:  # type: ign
                 fourth = clean[3]
                 _move_to(bob, root, fourth)
                 bob.keyboard.press("a")
-                told_ada = wait_for_screen(ada, r"32 pending[\s\S]*accepted by\s+bob", SOON_MS)
+                told_ada = wait_for_screen(ada, r"32 pending[\s\S]*accepted by\s+bob")
                 after_4 = _live_decisions(root)
 
             finally:
