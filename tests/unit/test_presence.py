@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from brainview.demo.generator import DEMO_NOW, DemoInfo
 from brainview.services.presence import HEARTBEAT, TTL, Presence, decided_elsewhere
 from brainview.services.session import Session
@@ -154,3 +156,36 @@ def test_decided_elsewhere_names_the_decider_of_the_shown_proposals(
         with bob.project() as project:
             got = decided_elsewhere(project, [first, second, third])
     assert [(d.proposal_id, d.verdict, d.decider) for d in got] == [(first, "reject", "bob")]
+
+
+def test_a_decision_landing_while_the_queue_is_read_is_read_again(
+    demo: tuple[Path, DemoInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A console's queue page carries the fingerprint its next poll compares: a decision
+    another process commits while the page is read must leave that fingerprint behind
+    (the poll reads again), never in it with the row still shown (never re-read)."""
+    from brainview.services.review import queue
+    from brainview.tui.triage.jobs import read_queue
+
+    root, info = demo
+    target = info.proposal_ids[0]
+    real_page = queue.page
+
+    def page_then_decided_elsewhere(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        got = real_page(*args, **kwargs)  # type: ignore[arg-type]
+        done = subprocess.run(
+            [sys.executable, "-m", "brainview", "proposals", "reject", target,
+             "--decider", "ada", "-C", str(root)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return got
+
+    monkeypatch.setattr(queue, "page", page_then_decided_elsewhere)
+    with Session.start(discover(root), clock=lambda: DEMO_NOW, decider="bob") as bob:
+        read = read_queue("age", "", 50)(bob)
+        monkeypatch.setattr(queue, "page", real_page)
+        with bob.project() as project:
+            now = queue.signature(project)
+    assert target in [r.id for r in read.rows]  # read before ada's decision …
+    assert read.signature != now  # … so the fingerprint it carries is older: re-read

@@ -54,11 +54,14 @@ def read_queue(
         from brainview.services.review.undo_offer import last_unit
 
         with session.project() as project:
-            mark = lifecycle_mark(project)  # first: a later change is noticed again
+            # the fingerprints first: a change landing after them, while the page is
+            # read, moves them again and the next poll reads once more (read after the
+            # page, they could already hold a decision the page missed: never re-read)
+            mark = lifecycle_mark(project)
+            sig = signature(project)
             rows, total = page(project, sort=sort, needle=needle, limit=limit)
             pending = pending_total(project) if needle else total
             rows = with_titles(project, rows)
-            sig = signature(project)
             last = last_unit(project)
             pending_ids = {r.id for r in rows}
             gone = tuple(pid for pid in shown if pid not in pending_ids)
