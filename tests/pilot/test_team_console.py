@@ -228,3 +228,103 @@ async def test_a_reviewer_cannot_undo_someone_elses_decision(demo) -> None:  # t
             in _said(bob)
         )
     assert _decisions(root) == [(first, "reject", "alice")]
+
+
+async def test_a_page_read_before_a_decision_never_brings_its_row_back(  # type: ignore[no-untyped-def]
+    demo, tmp_path, monkeypatch
+) -> None:
+    """A reload in flight when a decision starts (a poll saw someone else's decision)
+    read the queue before this one committed: its page must not put the decided row back
+    under the cursor, where the next key press would decide it again."""
+    import asyncio
+    import threading
+
+    from brainview.tui.triage import jobs
+
+    root, _ = demo
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)
+    read_gate, read_done, decide_gate = threading.Event(), threading.Event(), threading.Event()
+    real_read, real_decide = jobs.read_queue, jobs.decide
+
+    def held_read(*args, **kwargs):  # type: ignore[no-untyped-def]
+        job = real_read(*args, **kwargs)
+
+        def run(session):  # type: ignore[no-untyped-def]
+            page = job(session)  # read now, before the decision …
+            read_done.set()
+            read_gate.wait(30)  # … shown once the decision has started
+            return page
+
+        return run
+
+    def held_decide(*args, **kwargs):  # type: ignore[no-untyped-def]
+        job = real_decide(*args, **kwargs)
+
+        def run(session):  # type: ignore[no-untyped-def]
+            decide_gate.wait(30)
+            return job(session)
+
+        return run
+
+    app = _app(root, "ada", "reviewer", tmp_path / "presence.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = app.screen.current_id
+        monkeypatch.setattr(jobs, "read_queue", held_read)
+        app.screen.reload()
+        assert await asyncio.to_thread(read_done.wait, 30)
+        monkeypatch.setattr(jobs, "read_queue", real_read)
+        monkeypatch.setattr(jobs, "decide", held_decide)
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("enter")  # the row leaves at once; the decision waits
+        await pilot.pause()
+        assert first not in [r.id for r in app.screen.rows]
+        read_gate.set()  # the page read before the decision arrives
+        for _ in range(20):
+            await pilot.pause(0.05)
+        assert first not in [r.id for r in app.screen.rows]
+        assert app.screen.current_id != first
+        decide_gate.set()
+        await settle(pilot)
+        assert first not in [r.id for r in app.screen.rows]
+    assert [d for d in _decisions(root) if d[0] == first] == [(first, "reject", "ada")]
+
+
+async def test_a_page_that_lost_rows_is_patched_in_place_as_a_full_draw_would_show(  # type: ignore[no-untyped-def]
+    demo, monkeypatch
+) -> None:
+    """Every console re-reads its page when anyone decides: a page that is the shown
+    one less some rows (with some flags changed) is drawn by removing those rows and
+    redrawing the changed cells only, and ends exactly as a full redraw would."""
+    from dataclasses import replace
+
+    from brainview.tui.triage.queue_cells import queue_cells
+
+    root, _ = demo
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)
+    app = _app(root, "ada", "reviewer", None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        q = app.screen.queue
+        await pilot.press("j", "j", "j")
+        await settle(pilot)
+        rows = list(q.rows)
+        on = q.current_id
+        assert on == rows[3].id
+        new = [replace(r, stale="changed elsewhere") if i == 4 else r for i, r in enumerate(rows)]
+        del new[1]  # decided by someone else, above the cursor
+
+        def no_full_redraw() -> None:
+            raise AssertionError("the table was rebuilt")
+
+        monkeypatch.setattr(q, "_fill", no_full_redraw)
+        q.show_page(new, q.total - 1, q.pending - 1, keep=on)
+        await pilot.pause()
+        now = app.now().timestamp()
+        want = [[str(c) for c in queue_cells(r, False, now)] for r in new]
+        got = [[str(c) for c in q.table.get_row(r.id)] for r in new]
+        assert got == want
+        assert [str(k.value) for k in q.table.rows] == [r.id for r in new]
+        assert q.current_id == on  # the cursor stayed on the proposal it was on
+        assert str(q.table.get_cell(new[3].id, "mark")).strip() == "⚠"

@@ -204,6 +204,7 @@ class TriageActions:
         """Take the rows off the queue at once, then decide them (all or none)."""
         s = self.screen
         s.queue.remove(ids)
+        s.deciding.update(ids)
         for pid in ids:
             s.details.pop(pid, None)
         job = jobs.decide(
@@ -216,6 +217,7 @@ class TriageActions:
         )
 
         def done(result: jobs.Decided) -> None:
+            s.deciding.difference_update(ids)
             if result.unconfirmed:  # flagged since the queue was read: the rows come back
                 s.reload(ids[0])
                 self._confirm(ids, seconds, result.unconfirmed, policy_text)

@@ -45,6 +45,8 @@ class DetailPane(VerticalScroll):
         self._body_id = body_id
         self.border_title = title
         self._shown: str | None = None
+        self._rendered: ProposalDetail | None = None
+        """The detail the body shows (a value equal to it is not rendered again)."""
 
     def compose(self) -> ComposeResult:
         yield _Body("", id=self._body_id)
@@ -60,12 +62,15 @@ class DetailPane(VerticalScroll):
 
     def watch_detail(self, detail: ProposalDetail | None) -> None:
         if detail is None:
-            self._shown = None
+            self._shown, self._rendered = None, None
             self.body.update(Text(self.placeholder, style="dim italic"))
             return
+        if detail == self._rendered:
+            return  # read again, unchanged (a reload after a decision elsewhere)
         if detail.id != self._shown:  # a new proposal: from the top
             self.scroll_home(animate=False)
             self._shown = detail.id
+        self._rendered = detail
         self.body.update(self.render_detail(detail))
 
     def watch_placeholder(self, text: str) -> None:

@@ -140,10 +140,16 @@ class QueueList(Vertical):
     def show_page(
         self, rows: list[QueueRow], total: int, pending: int, keep: str | None = None
     ) -> None:
-        """Show a freshly read first page; the cursor stays on ``keep`` if it is there."""
+        """Show a freshly read first page; the cursor stays on ``keep`` if it is there.
+
+        When the page is the shown rows less some (others decided them) only those rows
+        go and only changed cells are drawn again: every console re-reads its page at
+        each decision anyone makes, so a full redraw there is the team's cost."""
+        old = self.rows
         self.set_reactive(QueueList.rows, rows)
         self.total, self.pending = total, pending
-        self._fill()
+        if not self._patch(old, rows):
+            self._fill()
         ids = [r.id for r in rows]
         if keep in ids:
             self.table.move_cursor(row=ids.index(keep), animate=False)
@@ -345,6 +351,35 @@ class QueueList(Vertical):
             ids = [r.id for r in self.rows]
             if keep in ids:
                 table.move_cursor(row=ids.index(keep), animate=False)
+
+    def _patch(self, old: list[QueueRow], new: list[QueueRow]) -> bool:
+        """Turn the table from ``old`` into ``new`` in place when ``new`` is ``old`` less
+        some rows, in the same order; ``False`` (nothing touched) otherwise."""
+        table = self.table
+        kept = {r.id for r in new}
+        if not new or [r.id for r in old if r.id in kept] != [r.id for r in new]:
+            return False
+        if table.row_count != len(old):
+            return False
+        cursor = table.cursor_row
+        for row in old:
+            if row.id not in kept:
+                table.remove_row(row.id)
+        before = {r.id: r for r in old}
+        now_ts = self._now_ts()
+        keys = ("mark", "summary", "age", "consulted")
+        for row in new:
+            cells = queue_cells(row, row.id in self.marked, now_ts, self.holders.get(row.id))
+            changed = row != before[row.id]
+            for key, cell in zip(keys, cells, strict=True):
+                if key == "age":  # moves with the clock alone
+                    changed_here = str(table.get_cell(row.id, key)) != str(cell)
+                else:
+                    changed_here = changed
+                if changed_here:
+                    table.update_cell(row.id, key, cell)
+        table.move_cursor(row=max(0, min(cursor, len(new) - 1)), animate=False)
+        return True
 
     def _fill(self) -> None:
         table = self.table

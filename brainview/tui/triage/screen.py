@@ -80,6 +80,9 @@ class TriageScreen(Screen[None]):
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.details: dict[str, ProposalDetail] = {}
         """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
+        self.deciding: set[str] = set()
+        """Proposals whose decision runs: a page read before it commits leaves them out
+        (they left the queue at the key press and must not come back under the cursor)."""
         self._keep: str | None = None
         self._asked: str | None = None
         """The proposal whose context was last asked for."""
@@ -183,7 +186,9 @@ class TriageScreen(Screen[None]):
         self.signature, self.last_decision = page.signature, page.last
         self.lifecycle_seen = page.lifecycle
         keep, self._keep = self._keep, None
-        q.show_page(page.rows, page.total, page.pending, keep)
+        rows = [r for r in page.rows if r.id not in self.deciding]
+        out = len(page.rows) - len(rows)
+        q.show_page(rows, page.total - out, page.pending - out, keep)
         self.refresh_bindings()
 
     def poll(self) -> None:
@@ -286,6 +291,7 @@ class TriageScreen(Screen[None]):
             message.stop()  # transient (a lock); the next tick or the real load says it
             return
         if message.group == "decide":
+            self.deciding.difference_update(message.ids)
             if len(message.ids) > 1:  # a refused bulk stays marked, as it was
                 self.queue.marked = self.queue.marked | set(message.ids)
             self.reload(message.ids[0] if message.ids else self.current_id)
