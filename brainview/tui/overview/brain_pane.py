@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.events import Mount
 from textual.reactive import reactive
 from textual.widgets import LoadingIndicator, Static
 
@@ -26,6 +27,23 @@ NO_AGENT = (
     "No agent brain yet.\nThe curator has not learnt anything in this project.\n"
     "Create an empty one with: brainview init-agent"
 )
+
+
+class Counting(LoadingIndicator):
+    """Textual's indicator redraws 16 times a second even while hidden (and under a
+    screen not shown): this one animates only while it shows.  A console of a team
+    server sits on triage with the overview hidden; ten of them redrawing two hidden
+    indicators took a third of a core."""
+
+    def _on_mount(self, event: Mount) -> None:
+        super()._on_mount(event)
+        if not self.display:
+            self.auto_refresh = None
+
+    def shown(self, on: bool) -> None:
+        """Show (and animate) or hide (and stop)."""
+        self.display = on
+        self.auto_refresh = 1 / 16 if on else None
 
 
 class BrainPane(VerticalScroll):
@@ -48,7 +66,7 @@ class BrainPane(VerticalScroll):
             yield MetricsPanel(id="agent-metrics")
         # The plot (plotext, numpy) mounts once the first counts arrive.
         yield Static("", id=f"{self.role}-retention-slot", classes="retention")
-        yield LoadingIndicator(id=f"{self.role}-loading")
+        yield Counting(id=f"{self.role}-loading")
 
     def watch_path(self, path: str) -> None:
         self.query_one(f"#{self.role}-path", Static).update(path)
@@ -62,7 +80,7 @@ class BrainPane(VerticalScroll):
         self.vitals.data = None
         for plot in self._plots():
             plot.summary = None
-        self.query_one(LoadingIndicator).display = True
+        self.query_one(Counting).shown(True)
 
     def show_stats(self, data: dict[str, Any], proposals: dict[str, int] | None = None) -> None:
         """The brain's counts (and, for the agent brain, the queue's)."""
@@ -90,7 +108,7 @@ class BrainPane(VerticalScroll):
         self.stop_loading()
 
     def stop_loading(self) -> None:
-        self.query_one(LoadingIndicator).display = False
+        self.query_one(Counting).shown(False)
 
     def _plots(self) -> list[Any]:
         from brainview.tui.widgets.retention_plot import RetentionPlot

@@ -213,7 +213,8 @@ class QueueList(Vertical):
 
     def _update_title(self) -> None:
         if self.is_mounted:
-            self.query_one(QueueTitle).update(Text(self.title_text()))
+            # one line, always: no layout (a reload at every decision anyone makes)
+            self.query_one(QueueTitle).update(Text(self.title_text()), layout=False)
 
     def watch_total(self) -> None:
         self._update_title()
