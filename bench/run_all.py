@@ -51,7 +51,11 @@ BENCHES: dict[str, list[list[str]]] = {
     "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
     "recall": [[PY, "bench/bench_recall.py"]],
     "recall_quality": [[PY, "bench/bench_recall_quality.py", "--sizes", "demo,agent100k"]],
-    "team": [[PY, "bench/bench_team.py", "--sessions", "10", "--decisions", "12"]],
+    "team": [
+        [PY, "bench/bench_team.py", "--sessions", "10", "--decisions", "12"],
+        [PY, "bench/bench_team.py", "--sessions", "10", "--decisions", "12", "--think", "1"]
+        + ["--stress"],
+    ],
 }
 
 

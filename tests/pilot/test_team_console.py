@@ -328,3 +328,52 @@ async def test_a_page_that_lost_rows_is_patched_in_place_as_a_full_draw_would_sh
         assert [str(k.value) for k in q.table.rows] == [r.id for r in new]
         assert q.current_id == on  # the cursor stayed on the proposal it was on
         assert str(q.table.get_cell(new[3].id, "mark")).strip() == "⚠"
+
+
+async def test_a_detail_read_again_redraws_only_the_panes_whose_text_changed(  # type: ignore[no-untyped-def]
+    demo, monkeypatch
+) -> None:
+    """After a decision elsewhere the current proposal is read again: a pane whose text
+    is the same is not drawn again (each draw is a pass over the screen, in every
+    console of a team); the pane whose text changed is."""
+    import io
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from brainview.tui.triage.panes import AgentPane, ProposalPane, UserPane
+
+    root, _ = demo
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)
+    app = _app(root, "ada", "reviewer", None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        detail = screen.detail
+        assert detail is not None and detail.consulted
+        drawn: list[str] = []
+        panes = [screen.query_one(t) for t in (ProposalPane, AgentPane, UserPane)]
+
+        def counted(name: str, real):  # type: ignore[no-untyped-def]
+            def update(*args, **kwargs):  # type: ignore[no-untyped-def]
+                drawn.append(name)
+                return real(*args, **kwargs)
+
+            return update
+
+        for pane in panes:
+            monkeypatch.setattr(pane.body, "update", counted(type(pane).__name__, pane.body.update))
+        for pane in panes:  # read again, equal
+            pane.detail = replace(detail)
+        await pilot.pause()
+        assert drawn == []
+        first = detail.consulted[0]
+        moved = replace(first, state="challenged")  # by someone else, meanwhile
+        again = replace(detail, consulted=[moved, *detail.consulted[1:]])
+        for pane in panes:
+            pane.detail = again
+        await pilot.pause()
+        assert "AgentPane" in drawn and "UserPane" not in drawn
+        shown = Console(width=80, record=True, file=io.StringIO())
+        shown.print(panes[1].body.content)
+        assert "challenged" in shown.export_text()

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
+from rich.segment import Segment
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -21,6 +22,15 @@ from brainview.tui.triage.render_proposal import render_header, render_user_side
 
 if TYPE_CHECKING:
     from brainview.services.review.detail import ProposalDetail
+
+_MEASURE = Console(width=80, color_system="truecolor", force_terminal=True, record=False)
+"""Renders a pane's content off screen to compare it with what is shown."""
+
+
+def _lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
+    """``renderable`` as lines of segments at ``width``."""
+    return _MEASURE.render_lines(renderable, _MEASURE.options.update_width(width), pad=False)
+
 
 EMPTY = "Nothing pending. New proposals appear here as the curator sends them."
 
@@ -46,6 +56,8 @@ class DetailPane(VerticalScroll):
         self.border_title = title
         self._shown: str | None = None
         self._rendered: ProposalDetail | None = None
+        self._lines: tuple[int, list[list[Segment]]] | None = None
+        """The shown detail's lines at a width (measured once it is read again)."""
         """The detail the body shows (a value equal to it is not rendered again)."""
 
     def compose(self) -> ComposeResult:
@@ -62,16 +74,32 @@ class DetailPane(VerticalScroll):
 
     def watch_detail(self, detail: ProposalDetail | None) -> None:
         if detail is None:
-            self._shown, self._rendered = None, None
+            self._shown, self._rendered, self._lines = None, None, None
             self.body.update(Text(self.placeholder, style="dim italic"))
             return
         if detail == self._rendered:
             return  # read again, unchanged (a reload after a decision elsewhere)
-        if detail.id != self._shown:  # a new proposal: from the top
-            self.scroll_home(animate=False)
-            self._shown = detail.id
-        self._rendered = detail
-        self.body.update(self.render_detail(detail))
+        old, self._rendered = self._rendered, detail
+        renderable = self.render_detail(detail)
+        width = self.body.size.width
+        if old is not None and old.id == detail.id == self._shown and width > 0:
+            # The same proposal read again: a decision elsewhere moved something
+            # (often only another pane's part).  Draw only if what this pane shows
+            # changed, and lay the screen out again only if its height changed: each
+            # console of a team re-reads at every decision anyone makes.
+            known = self._lines
+            before = known[1] if known and known[0] == width else None
+            if before is None:
+                before = _lines(self.render_detail(old), width)
+            seen = _lines(renderable, width)
+            self._lines = (width, seen)
+            if seen != before:
+                self.body.update(renderable, layout=len(seen) != len(before))
+            return
+        self._lines = None
+        self.scroll_home(animate=False)  # a new proposal: from the top
+        self._shown = detail.id
+        self.body.update(renderable)
 
     def watch_placeholder(self, text: str) -> None:
         if self.detail is None:
