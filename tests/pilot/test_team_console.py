@@ -374,6 +374,19 @@ async def test_a_detail_read_again_redraws_only_the_panes_whose_text_changed(  #
             pane.detail = again
         await pilot.pause()
         assert "AgentPane" in drawn and "UserPane" not in drawn
+        # the projections the proposal and user panes compare hold all they show: a
+        # lesson's card moving (a grade fired elsewhere) changes neither text
+        from brainview.tui.triage.panes import _lines
+
+        graded = [
+            replace(v, stability=(v.stability or 1) * 3, retrievability=0.5, recent_grades=[1, 4])
+            for v in detail.consulted
+        ]
+        for pane in (panes[0], panes[2]):
+            width = pane.body.size.width
+            same = _lines(pane.render_detail(replace(detail, consulted=graded)), width)
+            assert same == _lines(pane.render_detail(detail), width)
+            assert pane.view(replace(detail, consulted=graded)) == pane.view(detail)
         shown = Console(width=80, record=True, file=io.StringIO())
         shown.print(panes[1].body.content)
         assert "challenged" in shown.export_text()

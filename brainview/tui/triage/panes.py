@@ -7,6 +7,7 @@ changes; the screen only hands details over.  A new proposal scrolls each pane h
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
@@ -72,14 +73,18 @@ class DetailPane(VerticalScroll):
         """What this pane shows for ``detail``."""
         raise NotImplementedError
 
+    def view(self, detail: ProposalDetail) -> object:
+        """The part of ``detail`` this pane's text depends on (equal: nothing to draw)."""
+        return detail
+
     def watch_detail(self, detail: ProposalDetail | None) -> None:
         if detail is None:
             self._shown, self._rendered, self._lines = None, None, None
             self.body.update(Text(self.placeholder, style="dim italic"))
             return
-        if detail == self._rendered:
-            return  # read again, unchanged (a reload after a decision elsewhere)
         old, self._rendered = self._rendered, detail
+        if old is not None and old.id == detail.id and self.view(old) == self.view(detail):
+            return  # read again, nothing this pane shows moved (a decision elsewhere)
         renderable = self.render_detail(detail)
         width = self.body.size.width
         if old is not None and old.id == detail.id == self._shown and width > 0:
@@ -115,6 +120,12 @@ class ProposalPane(DetailPane):
     def render_detail(self, detail: ProposalDetail) -> RenderableType:
         return render_header(detail)
 
+    def view(self, detail: ProposalDetail) -> object:
+        # of the lessons, only which are not live (the "leans on" line): a grade
+        # fired elsewhere moves their cards, not this pane
+        leans = tuple((v.id, v.state) for v in detail.consulted)
+        return replace(detail, consulted=[], retrieved=[]), leans
+
 
 class AgentPane(DetailPane):
     """The consulted reflections: what accept and reject would grade, all at once."""
@@ -138,3 +149,6 @@ class UserPane(DetailPane):
     def render_detail(self, detail: ProposalDetail) -> RenderableType:
         self.border_title = "review" if detail.agent_item is not None else "user brain"
         return render_user_side(detail)
+
+    def view(self, detail: ProposalDetail) -> object:
+        return replace(detail, consulted=[], retrieved=[])  # the lessons are not shown here
