@@ -32,11 +32,11 @@ from brainview.config import Config
 from brainview.config import load as load_config
 from brainview.core.identity import Identity, Role
 from brainview.errors import ReadOnlyError
-from brainview.services.project import Project
 from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import BrainPaths
 
 if TYPE_CHECKING:
+    from brainview.services.project import Project
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.review.queue import QueueRow
@@ -125,6 +125,8 @@ class Session(SessionWrites):
                     self.on_moved(moved, held)
                 project = None
             if project is None:
+                from brainview.services.project import Project  # SQLAlchemy: not before a paint
+
                 project = Project.open(self.paths, write_agent=write_agent, write_user=write_user)
                 self._projects[key] = project
         yield project

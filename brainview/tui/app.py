@@ -115,6 +115,9 @@ class BrainviewApp(App[int]):
         config: Config | None = None,
         identity: Identity | None = None,
     ) -> None:
+        # The first screen is the start mode's own (no blank default screen laid out,
+        # styled and resized first, then replaced: a third of the first paint).
+        self.DEFAULT_MODE = start or _default_start(paths)
         super().__init__()
         from brainview.services.session import Session
 
@@ -139,7 +142,6 @@ class BrainviewApp(App[int]):
         self.config: Config = self.session.config
         """Typed settings (user file, then the project's ``.spikuit/brainview.toml``)."""
         self.decider = self.session.decider
-        self._start = start
         self.writing_paused: bool | None = None
         """Whether the project paused reflection writing (``None``: not read yet)."""
         self.under_review: ProposalDetail | None = None
@@ -153,17 +155,6 @@ class BrainviewApp(App[int]):
         self.sub_title = str(self.paths.project_root or self.paths.user_db)
         if self.session.signed_in:  # a checked name (letters, digits, . _ -): no markup
             self.title = f"{self.TITLE} · {self.session.decider} · {self.session.role}"
-        start = self._start or self._default_start()
-        if start != self.current_mode:
-            self.switch_mode(start)
-
-    def _default_start(self) -> str:
-        """Triage when proposals are pending, else the overview."""
-        if not self.paths.agent_exists:
-            return "overview"
-        from brainview.store.light import pending_count
-
-        return "triage" if pending_count(self.paths) else "overview"
 
     def _say_moved(self, roles: list[str], held: set[str]) -> None:
         """Tell the maintainer a brain file changed identity under the console."""
@@ -379,6 +370,15 @@ def _os_user() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some containers
         return "maintainer"
+
+
+def _default_start(paths: BrainPaths) -> str:
+    """Triage when proposals are pending, else the overview."""
+    if not paths.agent_exists:
+        return "overview"
+    from brainview.store.light import pending_count
+
+    return "triage" if pending_count(paths) else "overview"
 
 
 def make_app(

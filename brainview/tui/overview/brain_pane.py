@@ -111,6 +111,8 @@ class BrainPane(VerticalScroll):
         self.query_one(Counting).shown(False)
 
     def _plots(self) -> list[Any]:
+        if not self._plot_mounted:
+            return []  # nothing to ask (and plotext, numpy not loaded before a paint)
         from brainview.tui.widgets.retention_plot import RetentionPlot
 
         return list(self.query(RetentionPlot))
