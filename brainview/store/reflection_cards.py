@@ -49,14 +49,17 @@ def cards_aligned(conn: Connection, era: Era, ids: list[str]) -> tuple[np.ndarra
 
 
 def _reviewed(conn: Connection, era: Era) -> tuple[list[str], np.ndarray, np.ndarray]:
+    # Two scans and a set instead of a join: probing ``neuron`` by id for each of 100k
+    # cards was half of the read (0.73 s → 0.37 s of CPU on 100k reflections).
+    raw = driver(conn)
+    live_sql = f"SELECT n.id FROM neuron n WHERE n.type = 'reflection' AND {era.live('n')}"
+    live = {r[0] for r in raw.execute(live_sql)}
     sql = (
-        "SELECT f.neuron_id, json_extract(f.card_json, '$.stability'), "
-        "json_extract(f.card_json, '$.last_review') "
-        "FROM fsrs_state f JOIN neuron n ON n.id = f.neuron_id "
-        f"WHERE n.type = 'reflection' AND {era.live('n')} AND json_valid(f.card_json) "
-        "AND json_extract(f.card_json, '$.state') IS NOT 0"
+        "SELECT neuron_id, json_extract(card_json, '$.stability'), "
+        "json_extract(card_json, '$.last_review') FROM fsrs_state "
+        "WHERE json_valid(card_json) AND json_extract(card_json, '$.state') IS NOT 0"
     )
-    rows = [r for r in driver(conn).execute(sql).fetchall() if r[1] and r[2]]
+    rows = [r for r in raw.execute(sql).fetchall() if r[1] and r[2] and r[0] in live]
     ids = [r[0] for r in rows]
     stab = [float(r[1]) for r in rows]
     canon: list[str] = []

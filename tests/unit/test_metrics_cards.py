@@ -36,6 +36,22 @@ def _respell(root) -> None:  # type: ignore[no-untyped-def]
         db.execute(
             "UPDATE fsrs_state SET card_json = ? WHERE neuron_id = ?", (json.dumps(card), nid)
         )
+    # reviewed cards the reader must leave out: a retired reflection's, and a card on a
+    # neuron that is not a reflection
+    reviewed = rows[0][1]
+    retired = db.execute(
+        "SELECT n.id FROM neuron n JOIN fsrs_state f ON f.neuron_id = n.id "
+        "WHERE n.type = 'reflection' AND n.retired_at IS NULL ORDER BY 1 DESC LIMIT 1"
+    ).fetchone()[0]
+    db.execute(
+        "UPDATE neuron SET retired_at = '2026-01-01T00:00:00+00:00' WHERE id = ?", (retired,)
+    )
+    db.execute(
+        "INSERT INTO neuron (id, content, type, created_at, updated_at) "
+        "VALUES ('not-a-reflection', 'x', 'note', '2026-01-01T00:00:00+00:00', "
+        "'2026-01-01T00:00:00+00:00')"
+    )
+    db.execute("INSERT INTO fsrs_state VALUES ('not-a-reflection', ?)", (reviewed,))
     db.commit()
     db.close()
 
