@@ -23,6 +23,11 @@ from typing import Any
 import numpy as np
 from fsrs import Card, Rating, Scheduler, State
 
+from brainview.core.timestamps import ensure_utc as ensure_utc
+from brainview.core.timestamps import format_ts as format_ts
+from brainview.core.timestamps import parse_ts as parse_ts
+from brainview.core.timestamps import to_epoch_s as to_epoch_s
+
 GRADE_TO_RATING: dict[int, Rating] = {
     1: Rating.Again,  # miss
     2: Rating.Hard,  # weak
@@ -34,31 +39,6 @@ GRADE_TO_RATING: dict[int, Rating] = {
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _US_PER_DAY = 86_400 * 1_000_000
-
-
-def ensure_utc(dt: datetime) -> datetime:
-    """Return ``dt`` as an aware datetime whose tzinfo is ``UTC`` (naive = UTC)."""
-    if dt.tzinfo is None:
-        return dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
-
-
-def parse_ts(s: str) -> datetime:
-    """Parse a brain timestamp (``+00:00``, ``Z``, space separator, or naive) to aware UTC."""
-    text = s.strip()
-    if text[-1:] in ("Z", "z"):
-        text = text[:-1] + "+00:00"
-    return ensure_utc(datetime.fromisoformat(text))
-
-
-def format_ts(dt: datetime) -> str:
-    """Format ``dt`` as ISO 8601 in UTC with a ``+00:00`` offset (naive = UTC)."""
-    return ensure_utc(dt).isoformat()
-
-
-def to_epoch_s(dt: datetime) -> float:
-    """Seconds since the Unix epoch for ``dt`` (naive = UTC)."""
-    return ensure_utc(dt).timestamp()
 
 
 def card_from_json(card_json: str | dict[str, Any]) -> Card:

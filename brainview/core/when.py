@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from brainview.core.fsrs_math import format_ts, parse_ts
+from brainview.core.timestamps import format_ts, parse_ts
 
 _RELATIVE = re.compile(r"^(\d{1,6})([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}

@@ -14,8 +14,10 @@ import json, sys
 from brainview.store.discovery import discover
 from brainview.tui.app import make_app
 from brainview.tui.overview.screen import OverviewScreen
+from brainview.tui.triage import TriageScreen
 
 OverviewScreen.load_stats = lambda self: None  # no reads: only what the frame needs
+TriageScreen.reload = lambda self, keep=None: None
 heavy = ("sqlalchemy", "numpy", "plotext", "brainview.services.project")
 app = make_app(discover(sys.argv[1]), start=sys.argv[2])
 made = [m for m in heavy if m in sys.modules]
@@ -51,3 +53,11 @@ def test_the_overview_paints_before_any_heavy_module_loads(demo) -> None:  # typ
     root, _ = demo
     got = _first_frame(root, "overview")
     assert got == {"made": [], "painted": [], "modes": ["overview"], "screen": "OverviewScreen"}
+
+
+def test_the_triage_screen_loads_no_heavy_module_before_its_workers(demo) -> None:  # type: ignore[no-untyped-def]
+    """Triage's modules (the queue, the panes, the suspicion marks) import none of them:
+    its workers load them, in their threads, once the screen is up."""
+    root, _ = demo
+    got = _first_frame(root, "triage")
+    assert got["made"] == [] and got["modes"] == ["triage"] and got["screen"] == "TriageScreen"

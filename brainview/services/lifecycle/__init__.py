@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from brainview.core import fsrs_math
+from brainview.core.suspicion import MARK
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services import text_guard
 from brainview.services.audit import agent_log
@@ -57,7 +58,6 @@ from brainview.services.lifecycle.states import (
     CHALLENGED,
     INVALIDATED,
     LIVE,
-    MARK,
     MAX_BATCH,
     MAX_REASON,
     MISSING,

@@ -13,7 +13,6 @@ intake writes flags too.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +21,11 @@ from typing import Any
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
+from brainview.core.suspicion import SUSPICION_KINDS as SUSPICION_KINDS
+from brainview.core.suspicion import add_flags as add_flags
+from brainview.core.suspicion import decode_suspicion as decode_suspicion
+from brainview.core.suspicion import describe_flag as describe_flag
+from brainview.core.suspicion import describe_suspicion as describe_suspicion
 from brainview.services import lifecycle
 from brainview.services.project import Project
 from brainview.store import blast_reads
@@ -212,50 +216,6 @@ def flag(
 
 
 # -- the suspicion column ----------------------------------------------------------------
-
-SUSPICION_KINDS = ("challenged", "invalidated", "retired", "tombstone", "blast")
-"""A proposal leaned on a challenged / invalidated / retired reflection, on a
-near-duplicate of an invalidated one, or was flagged from a blast radius."""
-
-
-def decode_suspicion(value: str | None) -> list[dict[str, Any]]:
-    """The flags stored in ``suspicion`` (a JSON list; other text is one ``note``)."""
-    if not value:
-        return []
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return [{"kind": "note", "detail": value}]
-    if not isinstance(data, list):
-        return [{"kind": "note", "detail": value}]
-    return [f for f in data if isinstance(f, dict)]
-
-
-def add_flags(value: str | None, new: list[dict[str, Any]]) -> str | None:
-    """``value`` plus ``new`` flags (an identical flag is not repeated)."""
-    flags = decode_suspicion(value)
-    flags += [f for f in new if f not in flags]
-    return json.dumps(flags, ensure_ascii=True, sort_keys=True) if flags else None
-
-
-def describe_flag(flag: dict[str, Any]) -> str:
-    """One plain-text line (untrusted: show it through ``safe_text``)."""
-    rid, role = flag.get("reflection", "?"), flag.get("role", "consulted")
-    head = {
-        "challenged": f"{role} reflection {rid} is challenged",
-        "invalidated": f"{role} reflection {rid} was invalidated",
-        "retired": f"{role} reflection {rid} is retired",
-        "tombstone": f"{role} reflection {rid} resembles invalidated {flag.get('match', '?')}"
-        f" (similarity {float(flag.get('score', 0)):.2f})",
-        "blast": f"stale by suspicion: {role} reflection {rid} was {flag.get('verb', 'flagged')}",
-    }.get(str(flag.get("kind")), "suspicious")
-    detail = flag.get("detail")
-    return f"{head}: {detail}" if detail else head
-
-
-def describe_suspicion(value: str | None) -> list[str]:
-    """Every flag of a ``suspicion`` value as one plain-text line."""
-    return [describe_flag(f) for f in decode_suspicion(value)]
 
 
 def radius_view(

@@ -8,24 +8,17 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
+from brainview.core.suspicion import CHALLENGED, INVALIDATED, LIVE, RETIRED
 from brainview.errors import NotFoundError
 from brainview.services.project import Project
 from brainview.store import lifecycle_log
 from brainview.store.era import Era
 from brainview.store.readmodel import neurons_by_ids
 
-LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
 MISSING = "missing"
 """What a screen shows for a reflection that is no longer in the brain at all."""
 TARGET = {"challenge": CHALLENGED, "invalidate": INVALIDATED, "reinstate": LIVE}
 """Verb → the state it leads to."""
-MARK = {
-    LIVE: "● live",
-    CHALLENGED: "⚠ challenged",
-    INVALIDATED: "⊘ invalidated",
-    RETIRED: "⊘ retired",
-}
-"""State labels that never rely on colour alone."""
 MAX_REASON = 10_000
 MAX_BATCH = 50_000
 

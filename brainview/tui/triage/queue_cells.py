@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from brainview.core.fsrs_math import parse_ts
 from brainview.core.safe_text import first_line
+from brainview.core.timestamps import parse_ts
 
 if TYPE_CHECKING:
     from brainview.services.review.queue import QueueRow

@@ -11,8 +11,14 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from brainview.core.safe_text import one_line, safe_text
-from brainview.services.lifecycle import CHALLENGED, INVALIDATED, LIVE, MARK
-from brainview.services.lifecycle.blast import decode_suspicion, describe_flag
+from brainview.core.suspicion import (
+    CHALLENGED,
+    INVALIDATED,
+    LIVE,
+    MARK,
+    decode_suspicion,
+    describe_flag,
+)
 
 SUSPECT_MARK = "☣"
 """Queue flag for a proposal carrying suspicion flags."""

@@ -1,0 +1,61 @@
+"""Reflection lifecycle states and the suspicion flags a proposal carries: names,
+labels and the stored JSON, with no brain access (the console renders them before any
+brain module is loaded)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
+MARK = {
+    LIVE: "● live",
+    CHALLENGED: "⚠ challenged",
+    INVALIDATED: "⊘ invalidated",
+    RETIRED: "⊘ retired",
+}
+"""State labels that never rely on colour alone."""
+
+SUSPICION_KINDS = ("challenged", "invalidated", "retired", "tombstone", "blast")
+"""A proposal leaned on a challenged / invalidated / retired reflection, on a
+near-duplicate of an invalidated one, or was flagged from a blast radius."""
+
+
+def decode_suspicion(value: str | None) -> list[dict[str, Any]]:
+    """The flags stored in ``suspicion`` (a JSON list; other text is one ``note``)."""
+    if not value:
+        return []
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return [{"kind": "note", "detail": value}]
+    if not isinstance(data, list):
+        return [{"kind": "note", "detail": value}]
+    return [f for f in data if isinstance(f, dict)]
+
+
+def add_flags(value: str | None, new: list[dict[str, Any]]) -> str | None:
+    """``value`` plus ``new`` flags (an identical flag is not repeated)."""
+    flags = decode_suspicion(value)
+    flags += [f for f in new if f not in flags]
+    return json.dumps(flags, ensure_ascii=True, sort_keys=True) if flags else None
+
+
+def describe_flag(flag: dict[str, Any]) -> str:
+    """One plain-text line (untrusted: show it through ``safe_text``)."""
+    rid, role = flag.get("reflection", "?"), flag.get("role", "consulted")
+    head = {
+        "challenged": f"{role} reflection {rid} is challenged",
+        "invalidated": f"{role} reflection {rid} was invalidated",
+        "retired": f"{role} reflection {rid} is retired",
+        "tombstone": f"{role} reflection {rid} resembles invalidated {flag.get('match', '?')}"
+        f" (similarity {float(flag.get('score', 0)):.2f})",
+        "blast": f"stale by suspicion: {role} reflection {rid} was {flag.get('verb', 'flagged')}",
+    }.get(str(flag.get("kind")), "suspicious")
+    detail = flag.get("detail")
+    return f"{head}: {detail}" if detail else head
+
+
+def describe_suspicion(value: str | None) -> list[str]:
+    """Every flag of a ``suspicion`` value as one plain-text line."""
+    return [describe_flag(f) for f in decode_suspicion(value)]
