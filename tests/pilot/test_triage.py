@@ -130,7 +130,7 @@ async def test_stale_cannot_be_accepted(demo) -> None:  # type: ignore[no-untype
         await settle(pilot)
         rows = app.screen.rows
         idx = next(i for i, r in enumerate(rows) if r.stale)
-        await pilot.press(*(["j"] * idx))
+        app.screen.queue.move_to(idx)  # as a click: one detail read, not one a row
         await settle(pilot)
         assert app.screen.current_id in info.stale_proposal_ids
         assert app.screen.check_action("accept", ()) is False  # hidden from the footer
@@ -260,7 +260,7 @@ async def test_dismiss_stale_without_grades(demo) -> None:  # type: ignore[no-un
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         idx = next(i for i, r in enumerate(app.screen.rows) if r.stale)
-        await pilot.press(*(["j"] * idx))
+        app.screen.queue.move_to(idx)  # as a click: one detail read, not one a row
         await settle(pilot)
         pid = app.screen.current_id
         await pilot.press("d")

@@ -67,7 +67,8 @@ async def _go_to_kind(pilot, kind: str, rationale: str = "") -> str:  # type: ig
     screen = _screen(pilot.app)
     for row in screen.rows:
         if row.kind == kind and not row.stale:
-            await pilot.press(*(["j"] * [r.id for r in screen.rows].index(row.id)))
+            # straight to the row (as a click would): one detail read, not one per row
+            screen.queue.move_to([r.id for r in screen.rows].index(row.id))
             await settle(pilot)
             detail = screen.detail
             assert detail is not None and detail.id == row.id
