@@ -257,3 +257,34 @@ async def test_communities_read_again_after_a_prune_in_triage(demo) -> None:  # 
         data = screen.clusters.data
         assert app.screen is screen and data is not None
         assert pruned not in data.ids
+
+
+async def test_the_queue_fingerprint_is_read_before_the_communities(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Back from triage the screen reads again only if the queue's fingerprint moved
+    since its last read; that fingerprint must be older than the communities it read
+    (read after, a decision landing between the two would never be read)."""
+    from brainview.tui.communities import screen as communities_screen
+    from brainview.tui.communities.screen import ClusteringLine
+
+    root, _ = demo
+    order: list[str] = []
+    real_signature, real_start = communities_screen._queue_signature, ClusteringLine.start
+
+    def signature(session):  # type: ignore[no-untyped-def]
+        order.append("fingerprint")
+        return real_signature(session)
+
+    def start(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        order.append("communities")
+        return real_start(self, *args, **kwargs)
+
+    monkeypatch.setattr(communities_screen, "_queue_signature", signature)
+    monkeypatch.setattr(ClusteringLine, "start", start)
+    app = _app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert order[:2] == ["fingerprint", "communities"]
+        order.clear()
+        app.screen.action_reload()
+        await settle(pilot)
+        assert order[:2] == ["fingerprint", "communities"]

@@ -155,12 +155,16 @@ class CommunitiesScreen(Screen[None]):
         if now != self._seen:
             self.action_reload()
 
-    def _remember(self, seen: tuple[int, int, int]) -> None:
-        self._seen = seen
-
     def action_reload(self) -> None:
-        """Read the communities again (re-clustering only if the graph changed)."""
-        run_service(self, _queue_signature, group="communities-check", done=self._remember)
+        """Read the communities again (re-clustering only if the graph changed).
+
+        The queue's fingerprint is read first, then the communities: a decision that
+        lands between the two moves the fingerprint again and the next resume reads
+        again (read after, it could hold a change the communities missed)."""
+        run_service(self, _queue_signature, group="communities-seen", done=self._seen_then_read)
+
+    def _seen_then_read(self, seen: tuple[int, int, int]) -> None:
+        self._seen = seen
         self.clustering.start(sort=self.clusters.sort, threshold=pruning_threshold(self))
         if self.fading_pane.fading is not None:
             self.fading_pane.load(threshold=pruning_threshold(self), days=self._fading_days())
@@ -223,7 +227,10 @@ class CommunitiesScreen(Screen[None]):
 
     @on(WorkFailed)
     def _quiet_failure(self, message: WorkFailed) -> None:
-        if message.group in QUIET:
+        if message.group == "communities-seen":  # read anyway; the next resume again
+            message.stop()
+            self._seen_then_read((-1, -1, -1))
+        elif message.group in QUIET:
             message.stop()  # transient (locked): the next check or tick asks again
 
     @on(ClusterList.Chosen)
