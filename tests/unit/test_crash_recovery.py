@@ -41,13 +41,18 @@ import os, signal, sys
 from fsrs import Scheduler
 from brainview.core import fsrs_math
 from brainview.services import apply, review
-from brainview.services.apply import hooks
+from brainview.services.apply import hooks, stream_plan
 from brainview.services.project import Project
 
-root, pid, step, decision, when = sys.argv[1:6]
+root, pid, step, decision, when, stream = sys.argv[1:7]
+name, _, nth = step.partition("#")  # ``step#n``: at its n-th announcement
+if stream == "stream":  # a few hundred rows stream, in chunks of 150
+    stream_plan.STREAM_MIN_LIVE, stream_plan.CHUNK_ROWS = 100, 150
+seen = []
 
-def die(name):
-    if name == step:
+def die(reached):
+    seen.append(reached)
+    if reached == name and seen.count(name) == int(nth or 1):
         os.kill(os.getpid(), signal.SIGKILL)
 
 hooks.set_step_hook(die)
@@ -63,13 +68,19 @@ print("finished")
 """
 
 
-def run_child(root: Path, pid: str, step: str, decision: str, when: str) -> int:
+def run_child(
+    root: Path, pid: str, step: str, decision: str, when: str, *, stream: bool = False
+) -> int:
+    """Accept ``pid`` (``decision`` ``-``) or undo ``decision`` in a child killed at
+    ``step`` (``step#n``: its n-th announcement); ``stream``: with a low streaming
+    threshold and small chunks.  The child's exit code (0: it finished)."""
+    args = [str(root), pid, step, decision, when, "stream" if stream else "-"]
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), pid, step, decision, when],
+        [sys.executable, "-c", CHILD, *args],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180 if stream else 120,
     )
     assert done.returncode in (0, -signal.SIGKILL), done.stderr
     return done.returncode

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_crash_recovery import LATER, NOW, REPO, accept_here, log, recover, state
+from test_crash_recovery import LATER, NOW, accept_here, log, recover, run_child, state
 
 from brainview.core import fsrs_math
 from brainview.demo.generator import DemoSpec
@@ -31,48 +29,6 @@ from brainview.services.project import Project
 
 SPEC = DemoSpec(user_neurons=3_000, reflections=60, proposals=0, seed=3)
 PID = "p-rename"
-
-CHILD = r"""
-import os, signal, sys
-from fsrs import Scheduler
-from brainview.core import fsrs_math
-from brainview.services import apply, review
-from brainview.services.apply import hooks, stream_plan
-from brainview.services.project import Project
-
-root, pid, step, decision, when = sys.argv[1:6]
-name, _, nth = step.partition("#")
-stream_plan.STREAM_MIN_LIVE, stream_plan.CHUNK_ROWS = 100, 150
-seen = []
-
-def die(reached):
-    seen.append(reached)
-    if reached == name and seen.count(name) == int(nth or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-hooks.set_step_hook(die)
-now = fsrs_math.parse_ts(when)
-with Project.locate(root, write_agent=True, write_user=True) as p:
-    if decision == "-":
-        review.decide(p, pid, "accept", decider="alice", now=now,
-                      scheduler=Scheduler(enable_fuzzing=False),
-                      applier=apply.applier_for(p.paths))
-    else:
-        review.undo(p, decision, now=now, actor="bob")
-print("finished")
-"""
-
-
-def run_child(root: Path, step: str, decision: str, when: str) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(root), PID, step, decision, when],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode in (0, -signal.SIGKILL), done.stderr
-    return done.returncode
 
 
 def streamed_state(root: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -130,7 +86,7 @@ def test_kill_during_a_streamed_accept_then_recover(
     project_of: Any, twins: dict[str, Any], step: str
 ) -> None:
     root = project_of("proj")
-    assert run_child(root, step, "-", fsrs_math.format_ts(NOW)) == -signal.SIGKILL
+    assert run_child(root, PID, step, "-", fsrs_math.format_ts(NOW), stream=True) == -signal.SIGKILL
     user, agent = streamed_state(root)
     tags, intents, states = log(root)
     if step == "decision.before_commit":
@@ -163,7 +119,10 @@ def test_kill_during_a_streamed_undo_then_recover(
     root = tmp_path / "proj"
     shutil.copytree(twins["applied_root"], root)
     decision = twins["decision"]
-    assert run_child(root, step, decision, fsrs_math.format_ts(LATER)) == -signal.SIGKILL
+    assert (
+        run_child(root, PID, step, decision, fsrs_math.format_ts(LATER), stream=True)
+        == -signal.SIGKILL
+    )
     user, agent = streamed_state(root)
     _tags, intents, _states = log(root)
     if step == "revert.before_commit":
