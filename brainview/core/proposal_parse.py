@@ -22,6 +22,7 @@ from brainview.core.proposal_rules import (
     MAX_CONSULTED,
     MAX_ID,
     MAX_NOTE,
+    MAX_PARAMS_BYTES,
     MAX_PROPOSAL_BYTES,
     MAX_RATIONALE,
     MAX_REFLECTION_ID,
@@ -31,7 +32,7 @@ from brainview.core.proposal_rules import (
     json_bytes,
     segment,
 )
-from brainview.core.text_rules import FieldError, check_name, check_text
+from brainview.core.text_rules import FieldError, all_names, all_texts, check_name, check_text
 
 ALLOWED_KEYS = frozenset(
     {"id", "skill", "kind", "params", "rationale", "consulted", "retrieved", "created_at"}
@@ -118,7 +119,11 @@ def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None)
     params = raw.get("params", {})
     try:
         refs, summary = check_params(kind, params)
-        params_size = check_params_size(params)
+        whole = _whole_size(raw)
+        if whole is None or whole > MAX_PARAMS_BYTES:
+            params_size: int | None = check_params_size(params)
+        else:  # the params are part of a smaller whole: under their own limit
+            params_size = None
     except ParamError as err:
         raise fail(index, err.field, err.reason) from None
     rationale = raw.get("rationale", "")
@@ -136,7 +141,9 @@ def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None)
         runtime = _named(index, "runtime", runtime, MAX_ID, hint, seen)
     if "recall" in raw:  # expanded into retrieved before parsing; still a name
         _named(index, "recall", raw["recall"], MAX_ID, "must be a recall id like rc-…")
-    size = _size(raw, index, params_size if "params" in raw else None)
+    size = (
+        whole if whole is not None else _size(raw, index, params_size if "params" in raw else None)
+    )
     if size > MAX_PROPOSAL_BYTES:
         raise fail(index, "", f"{size} bytes, over the {MAX_PROPOSAL_BYTES}-byte limit")
     consulted_ids = {c[0] for c in consulted}
@@ -147,6 +154,15 @@ def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None)
         pid, skill, kind, dict(params), str(rationale), consulted, retrieved_only,
         created_at, runtime, summary, refs, nbytes=size,
     )  # fmt: skip
+
+
+def _whole_size(raw: dict[str, Any]) -> int | None:
+    """The proposal's compact JSON size, encoded once; ``None`` when something in it is
+    not plain JSON (the fields are then checked in order, and :func:`_size` measures)."""
+    try:
+        return json_bytes(raw)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 def _size(raw: dict[str, Any], index: int, params_size: int | None) -> int:
@@ -185,7 +201,19 @@ def _created_at(created: object, index: int, now: datetime) -> str:
     return fsrs_math.format_ts(when)
 
 
+def _plain_ids(ids: list[str]) -> bool:
+    """Whether every one of ``ids`` passes :func:`_named` as a reflection id (one
+    search for their characters); ``False`` lets the checks one by one name the first
+    that does not."""
+    for rid in ids:
+        if type(rid) is not str or len(rid) > MAX_REFLECTION_ID or not rid.strip():
+            return False
+    return all_names(ids)
+
+
 def _retrieved(value: object, index: int, seen: _Seen) -> list[str]:
+    if type(value) is list and len(value) <= MAX_CONSULTED and _plain_ids(value):
+        return list(value)
     if not isinstance(value, list) or not all(isinstance(r, str) and r for r in value):
         raise fail(index, "retrieved", "must be a list of reflection ids")
     if len(value) > MAX_CONSULTED:
@@ -195,7 +223,39 @@ def _retrieved(value: object, index: int, seen: _Seen) -> list[str]:
     return list(value)
 
 
+def _consulted_plain(value: object) -> list[tuple[str, str, str | None]] | None:
+    """:func:`_consulted` for a list that passes every check, read in one go (the
+    reflection ids' characters in one search, the notes' in another); ``None`` for
+    anything else, which the checks one by one then name."""
+    if type(value) is not list or len(value) > MAX_CONSULTED:
+        return None
+    out: list[tuple[str, str, str | None]] = []
+    notes: list[str] = []
+    for item in value:
+        if type(item) is str:
+            out.append((item, "support", None))
+            continue
+        if type(item) is not dict:
+            return None
+        stance = item.get("stance", "support")
+        note = item.get("note")
+        if type(stance) is not str or stance not in STANCES:
+            return None
+        if note is not None:
+            if type(note) is not str or len(note) > MAX_NOTE:
+                return None
+            notes.append(note)
+        out.append((item.get("reflection"), stance, note))  # type: ignore[arg-type]
+    rids = [rid for rid, _s, _n in out]
+    if len(set(rids)) != len(rids) or not _plain_ids(rids) or not all_texts(notes):
+        return None
+    return out
+
+
 def _consulted(value: object, index: int, seen: _Seen) -> list[tuple[str, str, str | None]]:
+    plain = _consulted_plain(value)
+    if plain is not None:
+        return plain
     if not isinstance(value, list):
         raise fail(index, "consulted", "must be a list")
     if len(value) > MAX_CONSULTED:

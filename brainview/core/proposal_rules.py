@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from brainview.core.params import MAX_TEXT, ParamError
-from brainview.core.text_rules import name_problem, text_problem
+from brainview.core.text_rules import all_names, all_texts, name_problem, text_problem
 
 MAX_ID = 128
 """A proposal id, a runtime; also decider and actor names."""
@@ -134,9 +134,58 @@ class _Walk:
         return where
 
 
+def _passes(kind: str, params: dict[str, Any]) -> bool:
+    """Whether ``params`` pass every rule of :class:`_Walk` — checked without building a
+    key path per value, and every string's characters in one search per kind of string.
+
+    Stricter or equal, never looser: anything unusual (a subclass of a JSON type, any
+    bound reached) answers ``False`` and the walk itself finds and names the problem."""
+    known = PARAM_KEYS.get(kind, frozenset())
+    free_keys = FREE_TEXT_PARAMS.get(kind, frozenset())
+    names: list[str] = []
+    texts: list[str] = []
+    entries = len(params)
+    todo: list[tuple[Any, int, bool]] = []
+    for key, item in params.items():
+        if type(key) is not str or len(key) > MAX_REFLECTION_ID:
+            return False
+        names.append(key)
+        todo.append((item, 1, key in free_keys or key not in known))
+    while todo:
+        v, depth, free = todo.pop()
+        t = type(v)
+        if t is str:
+            if len(v) > MAX_TEXT:
+                return False
+            (texts if free else names).append(v)
+        elif t is int:
+            if not -MAX_INT <= v <= MAX_INT:
+                return False
+        elif t is float:
+            if not math.isfinite(v):
+                return False
+        elif t is list or t is dict:
+            entries += len(v)
+            if depth >= MAX_PARAMS_DEPTH or entries > MAX_PARAMS_ENTRIES:
+                return False
+            if t is list:
+                todo.extend((item, depth + 1, free) for item in v)
+                continue
+            for key, item in v.items():
+                if type(key) is not str or len(key) > MAX_REFLECTION_ID:
+                    return False
+                names.append(key)
+                todo.append((item, depth + 1, free))
+        elif not (v is None or t is bool):
+            return False
+    return entries <= MAX_PARAMS_ENTRIES and all_names(names) and all_texts(texts)
+
+
 def walk_params(kind: str, params: dict[str, Any]) -> None:
     """Refuse (ParamError naming the key path) a value no kind may store: bad characters,
     non-finite or huge numbers, too deep, too many entries, non-JSON values."""
+    if _passes(kind, params):
+        return
     walk = _Walk()
     walk.count(len(params), "params")
     known = PARAM_KEYS.get(kind, frozenset())

@@ -76,6 +76,20 @@ def text_problem(value: str) -> str | None:
     return None if found is None else describe(found.group()[0])
 
 
+def all_names(values: list[str]) -> bool:
+    """Whether every one of ``values`` could be a name, as far as its characters go:
+    one search over them all (the bad characters are single characters, so joining
+    them hides none)."""
+    return _NAME_BAD.search("".join(values)) is None
+
+
+def all_texts(values: list[str]) -> bool:
+    """Whether every one of ``values`` could be free text, as far as its characters go:
+    one search, the values joined by a space (a lone ``\\r`` at the end of one stays
+    lone)."""
+    return _TEXT_BAD.search(" ".join(values)) is None
+
+
 def check_name(field: str, value: object, *, max_len: int = 128, required: bool = True) -> str:
     """``value`` as a name (non-blank, at most ``max_len`` characters), or FieldError."""
     if not isinstance(value, str) or (required and not value.strip()):

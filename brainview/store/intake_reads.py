@@ -4,7 +4,8 @@ compilation, no row objects) — only the columns a check needs, never content."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sqlite3
+from collections.abc import Iterable, Iterator
 
 from sqlalchemy import Connection
 
@@ -16,17 +17,36 @@ _IDS = 500
 _KEYS = 300
 
 
-def liveness(conn: Connection, era: Era, ids: Iterable[str]) -> dict[str, bool]:
-    """Existing ids of ``ids`` → whether the neuron is live (not soft-retired)."""
-    unique = list(dict.fromkeys(ids))
-    live = "+retired_at IS NULL" if era.has_retire else "1"
-    raw = driver(conn)
-    out: dict[str, bool] = {}
+_SCAN_SHARE = 3
+"""Ids × this ≥ the table's largest rowid: one scan beats a probe per id."""
+_SCAN_FROM = 2_000
+"""Fewer ids than this are always probed."""
+
+
+def _neurons(raw: sqlite3.Connection, columns: str, unique: list[str]) -> Iterator[tuple]:  # type: ignore[type-arg]
+    """``(id, …columns)`` of the neurons among ``unique`` (ids, no repeats).
+
+    Probed by primary key, 500 ids a statement — or, when the ids are a good part of
+    the table (a consolidation names most reflections), one scan in storage order
+    filtered here: probing 100k ids costs twice reading every row."""
+    if len(unique) >= _SCAN_FROM:
+        (top,) = raw.execute("SELECT max(rowid) FROM neuron").fetchone()
+        if len(unique) * _SCAN_SHARE >= (top or 0):
+            want = set(unique)
+            sql = f"SELECT id, {columns} FROM neuron NOT INDEXED"
+            yield from (row for row in raw.execute(sql) if row[0] in want)
+            return
     for start in range(0, len(unique), _IDS):
         chunk = unique[start : start + _IDS]
-        sql = f"SELECT id, {live} FROM neuron WHERE id IN ({','.join('?' * len(chunk))})"
-        out.update((str(i), bool(v)) for i, v in raw.execute(sql, chunk))
-    return out
+        marks = ",".join("?" * len(chunk))
+        yield from raw.execute(f"SELECT id, {columns} FROM neuron WHERE id IN ({marks})", chunk)
+
+
+def liveness(conn: Connection, era: Era, ids: Iterable[str]) -> dict[str, bool]:
+    """Existing ids of ``ids`` → whether the neuron is live (not soft-retired)."""
+    live = "+retired_at IS NULL" if era.has_retire else "1"
+    rows = _neurons(driver(conn), live, list(dict.fromkeys(ids)))
+    return {str(i): bool(v) for i, v in rows}
 
 
 def live_synapses(conn: Connection, era: Era, keys: Iterable[SynapseKey]) -> set[SynapseKey]:
@@ -52,15 +72,9 @@ def kinds_and_retired(
     conn: Connection, era: Era, ids: Iterable[str]
 ) -> dict[str, tuple[str | None, str | None]]:
     """Existing ids of ``ids`` → ``(type, retired_at)``."""
-    unique = list(dict.fromkeys(ids))
     retired = "retired_at" if era.has_retire else "NULL"
-    raw = driver(conn)
-    out: dict[str, tuple[str | None, str | None]] = {}
-    for start in range(0, len(unique), _IDS):
-        chunk = unique[start : start + _IDS]
-        sql = f"SELECT id, type, {retired} FROM neuron WHERE id IN ({','.join('?' * len(chunk))})"
-        out.update((str(i), (t, r)) for i, t, r in raw.execute(sql, chunk))
-    return out
+    rows = _neurons(driver(conn), f"type, {retired}", list(dict.fromkeys(ids)))
+    return {str(i): (t, r) for i, t, r in rows}
 
 
 def latest_lifecycle(

@@ -13,6 +13,7 @@ from sqlalchemy import event
 from brainview.errors import InvalidInputError
 from brainview.services import intake
 from brainview.services.project import Project
+from brainview.store import intake_reads
 from brainview.store.discovery import discover
 
 
@@ -104,3 +105,25 @@ def test_chunks_name_the_index_in_their_chunk(demo, now) -> None:  # type: ignor
         with pytest.raises(InvalidInputError, match=r"proposal\[2\].*n-no-such-neuron"):
             intake.check_chunks(project, chunks)
         intake.check_chunks(project, chunks[:1])  # the first chunk alone is fine
+
+
+@pytest.mark.parametrize("scan_from", [0, 10**9], ids=["one scan", "probed by id"])
+def test_a_scan_and_probes_by_id_read_the_same_neurons(demo, monkeypatch, scan_from) -> None:  # type: ignore[no-untyped-def]
+    """Many ids are read with one scan of the table, few by primary key: the same rows
+    either way (retired, missing and repeated ids included), on both brains."""
+    root, info = demo
+    monkeypatch.setattr(intake_reads, "_SCAN_FROM", scan_from)
+    users = [*info.user_ids, "n-missing", info.user_ids[0]]
+    lessons = [*info.reflection_ids, *info.superseded_ids, "r-missing", info.reflection_ids[0]]
+    with Project.open(discover(root)) as project:
+        with project.user.read() as conn:
+            live = intake_reads.liveness(conn, project.user.era, users)
+        agent = project.require_agent()
+        with agent.read() as conn:
+            kinds = intake_reads.kinds_and_retired(conn, agent.era, lessons)
+    retired = set(info.retired_user_ids)
+    assert retired and retired <= set(info.user_ids) and info.superseded_ids
+    assert live == {u: u not in retired for u in info.user_ids}
+    assert set(kinds) == {*info.reflection_ids, *info.superseded_ids}
+    assert {r for r, (_t, gone) in kinds.items() if gone is not None} == set(info.superseded_ids)
+    assert {t for t, _r in kinds.values()} == {"reflection"}

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from brainview.config import ConsolidateConfig
 from brainview.core import fsrs_math
+from brainview.core.bulk import collector_paused
 from brainview.core.clustering import Partition
 from brainview.core.consolidation import Settings
 from brainview.errors import ConflictError, InvalidInputError
@@ -25,6 +26,7 @@ from brainview.services.consolidate import apply_agent
 from brainview.services.consolidate.gather import plan_fingerprint, read_state, texts
 from brainview.services.consolidate.model import PHASE_NAMES, PHASES, ConsolidationPlan, PlanItem
 from brainview.services.consolidate.planner import PLANNER, build
+from brainview.services.lifecycle import Status
 from brainview.services.project import Project
 from brainview.store.bv_schema_consolidation import ConsolidationRow, record_consolidation
 from brainview.store.effects import EffectLog
@@ -83,7 +85,7 @@ def plan(
     now = fsrs_math.ensure_utc(now)
     if partition is None:
         partition = ensure_partition(project, now=now, progress=progress, in_process=in_process)
-    with agent.read() as conn:
+    with agent.read() as conn, collector_paused():  # ~1M small objects, no cycle
         state = read_state(conn, agent.era, now, s)
         return build(state, partition, lambda ids: texts(conn, ids), now, s)
 
@@ -94,6 +96,11 @@ def queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> li
     Refused (ConflictError) when the agent brain changed since the plan was made: plan
     again.  Returns the proposal ids in plan order (none for an empty plan).
     """
+    with collector_paused():  # every item parsed and checked: no cycle among them
+        return _queue(project, the_plan, now=now)
+
+
+def _queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> list[str]:
     agent = project.require_agent()
     now_s = fsrs_math.format_ts(now)
     ids = the_plan.proposal_ids()
@@ -101,14 +108,16 @@ def queue(project: Project, the_plan: ConsolidationPlan, *, now: datetime) -> li
         item.proposal(pid, the_plan.planned_at, the_plan.planner)
         for pid, item in zip(ids, the_plan.items, strict=True)
     ]
-    batch = _checked(project, raw, now)
+    batch, states = _checked(project, raw, now)
     del raw  # the parsed batch holds what is stored (the curator-format dicts can go)
     with agent.write() as conn:
         if plan_fingerprint(driver(conn), conn, agent.era) != the_plan.fingerprint:
             raise ConflictError("the agent brain changed since this plan was made: plan again")
         if not batch:
             return []
-        intake.flag_suspicion(conn, agent.era, batch)
+        # The fingerprint covers the lifecycle log and the graph: the states read by
+        # the checks are the states now.
+        intake.flag_suspicion(conn, agent.era, batch, states)
         intake.store(conn, batch, source="consolidate", now=now)
         phases = {phase: sum(1 for i in the_plan.items if i.phase == phase) for phase in PHASES}
         row = ConsolidationRow(
@@ -130,10 +139,15 @@ CHUNK = 5_000
 """Items validated per intake batch (a large brain's first plan can hold 10,000+)."""
 
 
-def _checked(project: Project, raw: list[dict], now: datetime) -> list:  # type: ignore[type-arg]
+def _checked(
+    project: Project,
+    raw: list[dict],
+    now: datetime,  # type: ignore[type-arg]
+) -> tuple[list, dict[str, Status]]:  # type: ignore[type-arg]
     """Parse and check the items in chunks of :data:`CHUNK` (an error names the item's
     index in its chunk, as before), every brain read made once for all chunks; a chunk
-    that does not parse is reported after the checks of the chunks before it."""
+    that does not parse is reported after the checks of the chunks before it.  Returns
+    the parsed items and their reflections' states as the checks read them."""
     chunks: list[list] = []  # type: ignore[type-arg]
     for start in range(0, len(raw), CHUNK):
         try:
@@ -141,8 +155,8 @@ def _checked(project: Project, raw: list[dict], now: datetime) -> list:  # type:
         except InvalidInputError:
             intake.check_chunks(project, chunks)
             raise
-    intake.check_chunks(project, chunks)
-    return [p for chunk in chunks for p in chunk]
+    states = intake.check_chunks(project, chunks)
+    return [p for chunk in chunks for p in chunk], states
 
 
 def apply_directly(

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math, proposal_rules
+from brainview.core.bulk import collector_paused
 from brainview.core.proposal_parse import Proposal, fail, parse_many
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
@@ -70,10 +71,10 @@ def check_against_brains(project: Project, batch: list[Proposal]) -> None:
     check_chunks(project, [batch])
 
 
-def check_chunks(project: Project, chunks: list[list[Proposal]]) -> None:
+def check_chunks(project: Project, chunks: list[list[Proposal]]) -> dict[str, Status]:
     """:func:`check_against_brains` for batches checked one after the other (an error
     names its proposal's index in its own chunk), with every brain read made once for
-    all of them."""
+    all of them.  Returns the consulted and retrieved reflections' states as read."""
     agent = project.require_agent()
     every = [p for chunk in chunks for p in chunk]
     with project.user.read() as uconn:
@@ -99,6 +100,7 @@ def check_chunks(project: Project, chunks: list[list[Proposal]]) -> None:
                 dup = queued_among(aconn, ids)
                 if dup is not None:
                     raise _fail(ids.index(dup), "id", f"{dup} already queued")
+    return refl
 
 
 def _check_user(
@@ -153,16 +155,27 @@ def _check_reflection(status: Status | None, rid: str, i: int, where: str) -> No
         raise _fail(i, where, f"reflection {rid} is {status.state}")
 
 
-def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
-    """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones."""
-    used = {r: role for p in batch for r, role in _reflections(p)}
-    states = _statuses(conn, era, list(used))
+def flag_suspicion(
+    conn: Connection, era: Era, batch: list[Proposal], states: dict[str, Status] | None = None
+) -> None:
+    """Set each proposal's ``suspicion`` from its reflections' lifecycle and tombstones.
+
+    ``states`` (from :func:`check_chunks`) saves reading the reflections' states again:
+    only for a caller that knows the agent brain has not changed since they were read
+    (a consolidation whose fingerprint still matches inside this transaction)."""
+    if states is None:
+        used = dict.fromkeys(r for p in batch for r in _ids(p))
+        states = _statuses(conn, era, list(used))
     lookalikes: dict[str, list[Match]] = {}
     if table_exists(conn, "brainview_tombstone_band") and has_any(conn, "brainview_tombstone_band"):
         alive = [r for r, s in states.items() if s.state != "invalidated"]
         texts = neurons_by_ids(conn, era, alive)
         lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
+    odd = {r for r, st in states.items() if st.state != LIVE} | lookalikes.keys()
     for p in batch:
+        if odd.isdisjoint(_ids(p)):  # most proposals: every reflection live, no look-alike
+            p.suspicion = None
+            continue
         flags = []
         for rid, role in _reflections(p):
             st = states.get(rid)
@@ -175,6 +188,10 @@ def flag_suspicion(conn: Connection, era: Era, batch: list[Proposal]) -> None:
                     | {"match": m.tombstone_id, "score": round(m.score, 3)}
                 )
         p.suspicion = add_flags(None, flags)
+
+
+def _ids(p: Proposal) -> list[str]:
+    return [r for r, _s, _n in p.consulted] + p.retrieved
 
 
 def _reflections(p: Proposal) -> list[tuple[str, str]]:
@@ -240,14 +257,15 @@ def submit(
     from brainview.services.recall.attach import expand  # only proposals that name a recall
 
     raw = expand(project, raw, recall)
-    batch = parse_batch(raw, now)
-    check_against_brains(project, batch)
-    agent = project.require_agent()
-    if dry_run:
-        with agent.read() as conn:
+    with collector_paused():  # thousands of small objects, no cycle among them
+        batch = parse_batch(raw, now)
+        check_against_brains(project, batch)
+        agent = project.require_agent()
+        if dry_run:
+            with agent.read() as conn:
+                flag_suspicion(conn, agent.era, batch)
+            return batch
+        with agent.write() as conn:
             flag_suspicion(conn, agent.era, batch)
-        return batch
-    with agent.write() as conn:
-        flag_suspicion(conn, agent.era, batch)
-        store(conn, batch, source=source, now=now)
+            store(conn, batch, source=source, now=now)
     return batch
