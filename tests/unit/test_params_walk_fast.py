@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainview.core import proposal_rules as rules
 from brainview.core import proposal_parse as parse
+from brainview.core import proposal_rules as rules
 from brainview.core.params import ParamError
 from brainview.core.text_rules import FieldError
 
