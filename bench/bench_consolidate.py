@@ -8,7 +8,9 @@ copy of the agent brain (not timed): spkt migrates what it opens, and brainview'
 cache must not make later runs cheaper.  For sizes in ``--spkt-sizes`` the two run
 interleaved and the medians are compared; other sizes run brainview only.  A last
 line times queueing the plan (``reflect consolidate`` without ``--dry-run``) once per
-size.  One JSON line per measurement.
+size; for the 100k-reflection brains (``agent100k``, ``large``) a floor line gives what
+the plan's unavoidable reads cost in raw sqlite3 and its imports.  One JSON line per
+measurement.
 
     python bench/bench_consolidate.py [--sizes demo,20k,large] [--spkt-sizes demo,20k]
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -86,10 +89,61 @@ def queue_run(root: Path, scratch: Path, size: str) -> dict[str, object]:
         "bench": "consolidate-queue", "size": size, "seconds": round(secs, 3),
         "peak_rss_mb": round(peak_mb, 1),
     }  # fmt: skip
-    if size == "large":
+    if size in ("large", "agent100k"):
         row |= {"target_s": QUEUE_TARGET_S, "target_mb": QUEUE_TARGET_MB}
         row["met"] = secs <= QUEUE_TARGET_S and peak_mb <= QUEUE_TARGET_MB
     return row
+
+
+_FLOOR_SQL = {
+    "live reflections": "SELECT id, domain, created_at FROM neuron WHERE type = 'reflection' "
+    "AND retired_at IS NULL ORDER BY id",
+    "spike aggregates (last fire, hot fires, last three)": "SELECT neuron_id, MAX(n), "
+    "SUM(n >= '2026-11-23T09:00:00+00:00'), MAX(id), SUM(rn <= 3 AND grade = 1), SUM(rn <= 3) "
+    "FROM (SELECT neuron_id, grade, id, n, ROW_NUMBER() OVER (PARTITION BY neuron_id ORDER BY "
+    "n DESC, id DESC) AS rn FROM (SELECT neuron_id, grade, id, replace(replace(fired_at, ' ', "
+    "'T'), 'Z', '+00:00') AS n FROM spike NOT INDEXED)) GROUP BY neuron_id",
+    "cards (stability, last review)": "SELECT neuron_id, json_extract(card_json, '$.stability'), "
+    "json_extract(card_json, '$.last_review') FROM fsrs_state WHERE json_valid(card_json) AND "
+    "json_extract(card_json, '$.state') IS NOT 0",
+    "weak links": "SELECT pre, post, type, weight FROM synapse WHERE type != 'summarizes' AND "
+    "weight < 0.5 AND retired_at IS NULL ORDER BY pre, post, type",
+    "texts (first 2,000 characters of every reflection)": "SELECT id, substr(content, 1, 2000) "
+    "FROM neuron WHERE type = 'reflection' AND retired_at IS NULL",
+    "graph aggregates": "SELECT COUNT(*), TOTAL(rowid), MAX(rowid), TOTAL(weight) FROM synapse "
+    "WHERE retired_at IS NULL",
+}
+
+
+def floor(root: Path) -> dict[str, object]:
+    """What the plan's reads cost in raw sqlite3 on the same agent brain (each statement
+    fetched whole, once, warm cache), and what importing SQLAlchemy and numpy costs: the
+    work a plan cannot skip, before any of its own Python."""
+    db = root / ".spikuit" / "agent" / "circuit.db"
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    cpu: dict[str, float] = {}
+    try:
+        for name, sql in _FLOOR_SQL.items():
+            conn.execute(sql).fetchall()  # warm the page cache
+            t = time.process_time()
+            rows = len(conn.execute(sql).fetchall())
+            cpu[f"{name} ({rows:,} rows)"] = round(time.process_time() - t, 3)
+    finally:
+        conn.close()
+    probe = (
+        "import time; t = time.process_time(); import sqlalchemy, numpy; "
+        "print(time.process_time() - t)"
+    )
+    imports = float(
+        subprocess.run(
+            [sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=ENV
+        ).stdout
+    )
+    total = sum(cpu.values()) + imports
+    return {
+        "bench": "consolidate-floor", "raw sqlite3 CPU s": cpu,
+        "import sqlalchemy, numpy CPU s": round(imports, 3), "total CPU s": round(total, 3),
+    }  # fmt: skip
 
 
 def theirs(root: Path, scratch: Path):  # type: ignore[no-untyped-def]
@@ -123,6 +177,8 @@ def main() -> None:
                 out["ratio"] = round(a / b, 3)
             print(json.dumps(out), flush=True)
             print(json.dumps(queue_run(root, scratch, size)), flush=True)
+            if size in ("large", "agent100k"):
+                print(json.dumps({**floor(root), "size": size}), flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -45,7 +45,9 @@ BENCHES: dict[str, list[list[str]]] = {
     ],
     "triage_keys": [[PY, "bench/bench_triage_keys.py"]],
     "clustering": [[PY, "bench/bench_clustering.py"]],
-    "consolidate": [[PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,large", "--runs", "3"]],
+    "consolidate": [
+        [PY, "bench/bench_consolidate.py", "--sizes", "demo,20k,agent100k,large", "--runs", "3"]
+    ],
     "intake": [[PY, "bench/bench_intake.py", "--size", "20k", "--runs", "3"]],
     "apply_stream": [[PY, "bench/bench_apply_stream.py", "--sizes", "20k,50k,200k"]],
     "simulate": [[PY, "bench/bench_simulate.py", "--arm", "on", "--weeks", "12", "--runs", "2"]],
