@@ -33,7 +33,7 @@ BENCHES: dict[str, list[list[str]]] = {
         [PY, "bench/bench_first_paint.py", "--size", size, "--runs", "7"]
         for size in ("demo", "20k", "large")
     ],
-    "decide": [[PY, "bench/bench_decide.py"]],
+    "decide": [[PY, "bench/bench_decide.py", "--target", "1.4"]],
     "cli_help": [[PY, "bench/bench_cli_help.py"]],
     "stats": [[PY, "bench/bench_stats.py", "--sizes", "demo,20k,large", "--runs", "5"]],
     "growth": [[PY, "bench/bench_growth.py", "--sizes", "demo,20k,large"]],

@@ -143,17 +143,9 @@ class MetricsPanel(Vertical):
     """
 
     def compose(self) -> ComposeResult:
+        # The sparkline rows come with the first metrics (:meth:`_sparks`): fourteen
+        # hidden widgets less to style and lay out before the console's first frame.
         yield Static(Text("metrics: loading…", style="dim italic"), id="metrics-text")
-        for k, cells in enumerate(SPARKS):
-            with Horizontal(id=f"spark-row-{k}", classes="spark-row"):
-                for key, label in cells:
-                    with Horizontal(id=f"cell-{key}", classes="spark-cell"):
-                        yield Static(label, classes="spark-label")
-                        yield Sparkline([], id=f"spark-{key}")
-
-    def on_mount(self) -> None:
-        for row in self.query(".spark-row"):
-            row.display = False
 
     def show(self, data: dict[str, Any] | None) -> None:
         """Render the metrics (``None``: no agent brain)."""
@@ -228,6 +220,9 @@ class MetricsPanel(Vertical):
 
     def _sparks(self, series: dict[str, list[float]]) -> None:
         # Only where there is a history to draw (an empty one would mislead).
+        if not self.query(".spark-row"):
+            self.mount_all(_rows(series))
+            return
         for key, values in series.items():
             spark = self.query_one(f"#spark-{key}", Sparkline)
             spark.data = values
@@ -237,3 +232,24 @@ class MetricsPanel(Vertical):
         for k, cells in enumerate(SPARKS):
             shown = any(series[key] for key, _label in cells)
             self.query_one(f"#spark-row-{k}").display = shown
+
+
+def _rows(series: dict[str, list[float]]) -> list[Horizontal]:
+    """The sparkline rows, drawn from ``series``: a cell without history is hidden (its
+    row's other cell keeps its half), a row without any is not displayed."""
+    rows = []
+    for k, cells in enumerate(SPARKS):
+        kids = []
+        for key, label in cells:
+            values = series[key]
+            spark = Sparkline(values, id=f"spark-{key}")
+            spark.display = bool(values)
+            cell = Horizontal(
+                Static(label, classes="spark-label"), spark, id=f"cell-{key}", classes="spark-cell"
+            )
+            cell.visible = bool(values)
+            kids.append(cell)
+        row = Horizontal(*kids, id=f"spark-row-{k}", classes="spark-row")
+        row.display = any(series[key] for key, _label in cells)
+        rows.append(row)
+    return rows
