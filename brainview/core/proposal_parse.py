@@ -14,25 +14,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from brainview.core import fsrs_math
-from brainview.core.grading import STANCES
+from brainview.core import proposal_fields as fields
 from brainview.core.kinds import ParamError, Refs, check_params
+from brainview.core.proposal_fields import Seen, fail, named
 from brainview.core.proposal_rules import (
     MAX_BATCH,
     MAX_BATCH_BYTES,
-    MAX_CONSULTED,
     MAX_ID,
-    MAX_NOTE,
     MAX_PARAMS_BYTES,
     MAX_PROPOSAL_BYTES,
     MAX_RATIONALE,
-    MAX_REFLECTION_ID,
     MAX_SKILL,
     MAX_TIMESTAMP,
     check_params_size,
     json_bytes,
     segment,
 )
-from brainview.core.text_rules import FieldError, all_names, all_texts, check_name, check_text
+from brainview.core.text_rules import FieldError, check_text
 
 ALLOWED_KEYS = frozenset(
     {"id", "skill", "kind", "params", "rationale", "consulted", "retrieved", "created_at"}
@@ -40,7 +38,6 @@ ALLOWED_KEYS = frozenset(
 )
 """``recall`` (a logged recall's id) is turned into ``retrieved`` before parsing
 (:mod:`brainview.services.recall.attach`); parsing accepts and ignores it."""
-_RID_HINT = f"must be a reflection id of at most {MAX_REFLECTION_ID} characters"
 SUMMARY_MAX = 500
 """A summary longer than this (many domains merged, say) is cut with an ellipsis."""
 
@@ -66,42 +63,7 @@ class Proposal:
     """The proposal as given, serialized (compact UTF-8 JSON)."""
 
 
-def _at(index: int, fld: str) -> str:
-    base = f"proposal[{index}]"
-    return base + (fld if not fld or fld[0] in ".[" else f".{fld}")
-
-
-def fail(index: int, fld: str, reason: str) -> FieldError:
-    """A problem with proposal ``index`` at ``fld`` (``""``: the whole proposal)."""
-    return FieldError(_at(index, fld), reason)
-
-
-@dataclass
-class _Seen:
-    """What one batch already found good: names (with their length bound) and
-    timestamps, so the thousands of proposals of a consolidation, which name the same
-    reflections and share a creation time, check each value once."""
-
-    names: set[tuple[str, int]] = field(default_factory=set)
-    created: dict[str, str] = field(default_factory=dict)
-
-
-def _named(
-    index: int, fld: str, value: object, max_len: int, hint: str, seen: _Seen | None = None
-) -> str:
-    if seen is not None and type(value) is str and (value, max_len) in seen.names:
-        return value
-    try:
-        name = check_name(fld, value, max_len=max_len)
-    except FieldError as err:
-        reason = hint if err.reason.startswith(("required", "longer")) else err.reason
-        raise fail(index, fld, reason) from None
-    if seen is not None:
-        seen.names.add((name, max_len))
-    return name
-
-
-def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None) -> Proposal:
+def parse_one(raw: object, index: int, now: datetime, seen: Seen | None = None) -> Proposal:
     """One proposal's shape, or FieldError naming the first problem."""
     if not isinstance(raw, dict):
         raise fail(index, "", "must be a JSON object")
@@ -109,8 +71,8 @@ def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None)
     if extra:  # the key is shown escaped: it may hold anything
         raise fail(index, segment(str(min(extra, key=str))), "unknown field")
     pid = raw.get("id") or f"prop-{uuid.uuid4().hex[:12]}"
-    pid = _named(index, "id", pid, MAX_ID, f"must be printable text of at most {MAX_ID} characters")
-    skill = _named(
+    pid = named(index, "id", pid, MAX_ID, f"must be printable text of at most {MAX_ID} characters")
+    skill = named(
         index, "skill", raw.get("skill", "curator"), MAX_SKILL, "must be short printable text", seen
     )
     kind = raw.get("kind")
@@ -131,16 +93,16 @@ def parse_one(raw: object, index: int, now: datetime, seen: _Seen | None = None)
         check_text("rationale", rationale, max_len=MAX_RATIONALE)
     except FieldError as err:
         raise fail(index, "rationale", err.reason) from None
-    seen = seen or _Seen()
-    consulted = _consulted(raw.get("consulted", []), index, seen)
-    retrieved = _retrieved(raw.get("retrieved", []), index, seen)
+    seen = seen or Seen()
+    consulted = fields.consulted(raw.get("consulted", []), index, seen)
+    retrieved = fields.retrieved(raw.get("retrieved", []), index, seen)
     created_at = _created(raw.get("created_at"), index, now, seen)
     runtime = raw.get("runtime")
     if runtime is not None:
         hint = f"must be printable text of at most {MAX_ID} characters"
-        runtime = _named(index, "runtime", runtime, MAX_ID, hint, seen)
+        runtime = named(index, "runtime", runtime, MAX_ID, hint, seen)
     if "recall" in raw:  # expanded into retrieved before parsing; still a name
-        _named(index, "recall", raw["recall"], MAX_ID, "must be a recall id like rc-…")
+        named(index, "recall", raw["recall"], MAX_ID, "must be a recall id like rc-…")
     size = (
         whole if whole is not None else _size(raw, index, params_size if "params" in raw else None)
     )
@@ -177,7 +139,7 @@ def _size(raw: dict[str, Any], index: int, params_size: int | None) -> int:
         raise fail(index, "", "must hold JSON values only") from None
 
 
-def _created(created: object, index: int, now: datetime, seen: _Seen) -> str:
+def _created(created: object, index: int, now: datetime, seen: Seen) -> str:
     if created is None:
         return fsrs_math.format_ts(now)
     if type(created) is str and created in seen.created:
@@ -201,93 +163,6 @@ def _created_at(created: object, index: int, now: datetime) -> str:
     return fsrs_math.format_ts(when)
 
 
-def _plain_ids(ids: list[str]) -> bool:
-    """Whether every one of ``ids`` passes :func:`_named` as a reflection id (one
-    search for their characters); ``False`` lets the checks one by one name the first
-    that does not."""
-    for rid in ids:
-        if type(rid) is not str or len(rid) > MAX_REFLECTION_ID or not rid.strip():
-            return False
-    return all_names(ids)
-
-
-def _retrieved(value: object, index: int, seen: _Seen) -> list[str]:
-    if type(value) is list and len(value) <= MAX_CONSULTED and _plain_ids(value):
-        return list(value)
-    if not isinstance(value, list) or not all(isinstance(r, str) and r for r in value):
-        raise fail(index, "retrieved", "must be a list of reflection ids")
-    if len(value) > MAX_CONSULTED:
-        raise fail(index, "retrieved", f"more than {MAX_CONSULTED} reflections")
-    for j, rid in enumerate(value):
-        _named(index, f"retrieved[{j}]", rid, MAX_REFLECTION_ID, _RID_HINT, seen)
-    return list(value)
-
-
-def _consulted_plain(value: object) -> list[tuple[str, str, str | None]] | None:
-    """:func:`_consulted` for a list that passes every check, read in one go (the
-    reflection ids' characters in one search, the notes' in another); ``None`` for
-    anything else, which the checks one by one then name."""
-    if type(value) is not list or len(value) > MAX_CONSULTED:
-        return None
-    out: list[tuple[str, str, str | None]] = []
-    notes: list[str] = []
-    for item in value:
-        if type(item) is str:
-            out.append((item, "support", None))
-            continue
-        if type(item) is not dict:
-            return None
-        stance = item.get("stance", "support")
-        note = item.get("note")
-        if type(stance) is not str or stance not in STANCES:
-            return None
-        if note is not None:
-            if type(note) is not str or len(note) > MAX_NOTE:
-                return None
-            notes.append(note)
-        out.append((item.get("reflection"), stance, note))  # type: ignore[arg-type]
-    rids = [rid for rid, _s, _n in out]
-    if len(set(rids)) != len(rids) or not _plain_ids(rids) or not all_texts(notes):
-        return None
-    return out
-
-
-def _consulted(value: object, index: int, seen: _Seen) -> list[tuple[str, str, str | None]]:
-    plain = _consulted_plain(value)
-    if plain is not None:
-        return plain
-    if not isinstance(value, list):
-        raise fail(index, "consulted", "must be a list")
-    if len(value) > MAX_CONSULTED:
-        raise fail(index, "consulted", f"more than {MAX_CONSULTED} reflections")
-    out: list[tuple[str, str, str | None]] = []
-    twice: set[str] = set()
-    for j, item in enumerate(value):
-        where = f"consulted[{j}]"
-        if isinstance(item, str):
-            item = {"reflection": item}
-        if not isinstance(item, dict):
-            raise fail(index, where, "must be an object with a reflection id")
-        rid = item.get("reflection")
-        if not isinstance(rid, str) or not rid:
-            raise fail(index, f"{where}.reflection", "required reflection id")
-        _named(index, f"{where}.reflection", rid, MAX_REFLECTION_ID, _RID_HINT, seen)
-        if rid in twice:
-            raise fail(index, f"{where}.reflection", f"{rid} consulted twice")
-        twice.add(rid)
-        stance = item.get("stance", "support")
-        if stance not in STANCES:
-            raise fail(index, f"{where}.stance", f"must be one of {', '.join(STANCES)}")
-        note = item.get("note")
-        if note is not None:
-            try:
-                check_text("note", note, max_len=MAX_NOTE)
-            except FieldError as err:
-                raise fail(index, f"{where}.note", err.reason) from None
-        out.append((rid, str(stance), note))
-    return out
-
-
 def parse_many(raw: object, now: datetime) -> list[Proposal]:
     """A proposal, a list of them, or parsed JSON Lines: every shape check."""
     items = raw if isinstance(raw, list) else [raw]
@@ -297,7 +172,7 @@ def parse_many(raw: object, now: datetime) -> list[Proposal]:
         raise FieldError("", f"batch of {len(items)} proposals exceeds {MAX_BATCH}")
     parsed: list[Proposal] = []
     total = 0
-    seen = _Seen()
+    seen = Seen()
     for i, item in enumerate(items):
         parsed.append(parse_one(item, i, now, seen))
         total += parsed[-1].nbytes

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainview.core import proposal_parse as parse
+from brainview.core import proposal_fields as fields
 from brainview.core import proposal_rules as rules
 from brainview.core.params import ParamError
 from brainview.core.text_rules import FieldError
@@ -158,9 +158,9 @@ def _one_by_one(check, value: object):  # type: ignore[no-untyped-def]
     """``check``'s verdict with the plain fast paths switched off: its result or message."""
     try:
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(parse, "_consulted_plain", lambda _v: None)
-            mp.setattr(parse, "_plain_ids", lambda _ids: False)
-            return check(value, 0, parse._Seen())
+            mp.setattr(fields, "consulted_plain", lambda _v: None)
+            mp.setattr(fields, "plain_ids", lambda _ids: False)
+            return check(value, 0, fields.Seen())
     except FieldError as err:
         return str(err)
 
@@ -168,10 +168,10 @@ def _one_by_one(check, value: object):  # type: ignore[no-untyped-def]
 @settings(max_examples=400, deadline=None)
 @given(items=st.lists(ITEM, max_size=5) | ITEM)
 def test_consulted_and_retrieved_read_in_one_go_as_one_by_one(items: object) -> None:
-    for check in (parse._consulted, parse._retrieved):
+    for check in (fields.consulted, fields.retrieved):
         expected = _one_by_one(check, items)
         try:
-            got = check(items, 0, parse._Seen())
+            got = check(items, 0, fields.Seen())
         except FieldError as err:
             got = str(err)
         assert got == expected

@@ -20,7 +20,8 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math, proposal_rules
 from brainview.core.bulk import collector_paused
-from brainview.core.proposal_parse import Proposal, fail, parse_many
+from brainview.core.proposal_fields import fail
+from brainview.core.proposal_parse import Proposal, parse_many
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
 from brainview.services.intake.agent import agent_ref_ids, check_agent_refs
