@@ -7,7 +7,6 @@ parameterised and reads at most one page (or one export batch) at a time.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from sqlalchemy import Connection
 
 from brainview.core.grading import GRADE_NAMES
 from brainview.core.json_strict import loads_stored
+from brainview.core.suspicion import decode_suspicion
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
 from brainview.store import bounded, decision_reads, proposal_listing, proposal_reads
@@ -111,17 +111,6 @@ def list_proposals(
     return out, total, cursor
 
 
-def _suspicion(value: str | None) -> list[Any]:
-    """The ``suspicion`` column (a JSON list of flags; other text is one note)."""
-    if not value:
-        return []
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return [{"kind": "note", "detail": value}]
-    return data if isinstance(data, list) else [{"kind": "note", "detail": value}]
-
-
 def _proposal_row(r: Sequence[Any], grades: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     decision = _decision(r[12:20])
     if decision is not None:
@@ -138,7 +127,7 @@ def _proposal_row(r: Sequence[Any], grades: dict[str, list[dict[str, Any]]]) -> 
         "n_consulted": int(r[8]),
         "params": None if r[9] is None else loads_stored(r[9]),
         "stale": None,
-        "suspicion": _suspicion(r[10]),
+        "suspicion": decode_suspicion(r[10]),  # the flags the console shows, no other items
         "decision": decision,
         "grades": grades.get(decision["decision_id"], []) if decision else [],
     }
