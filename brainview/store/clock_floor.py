@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
+from brainview.store.rows import driver
 
 _STAMPS = {
     "brainview_decision": ("decided_at", "undone_at"),
@@ -22,9 +23,10 @@ _STAMPS = {
 
 def not_before_last(conn: Connection, now: datetime) -> datetime:
     """``now``, or the latest recorded decision/undo/lifecycle time if that is later."""
+    raw = driver(conn)  # the same transaction, without SQLAlchemy's per-statement cost
     present = {
         r[0]
-        for r in conn.exec_driver_sql(
+        for r in raw.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'brainview_%'"
         )
     }
@@ -33,7 +35,7 @@ def not_before_last(conn: Connection, now: datetime) -> datetime:
     ]
     if not parts:
         return now
-    latest = conn.exec_driver_sql(f"SELECT max(t) FROM ({' UNION ALL '.join(parts)})").scalar()
+    latest = raw.execute(f"SELECT max(t) FROM ({' UNION ALL '.join(parts)})").fetchone()[0]
     if not latest:
         return now
     floor = fsrs_math.parse_ts(str(latest))
