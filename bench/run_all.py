@@ -89,13 +89,20 @@ def main() -> int:
                     cmd, cwd=root, capture_output=True, text=True, env={**os.environ, **env}
                 )
                 secs = time.perf_counter() - t
-                if proc.returncode not in (0, 1):  # benches exit 1 on a missed target
+                try:
+                    results = parse(proc.stdout)
+                except json.JSONDecodeError:
+                    results = []
+                # Benches exit 1 on a missed target, but a crash exits 1 too: a bench
+                # that printed no result failed, whatever its exit code.
+                if proc.returncode not in (0, 1) or not results:
                     failures += 1
                     print(f"✗ {shown} failed ({proc.returncode}): {proc.stderr[-500:]}")
                     continue
-                for res in parse(proc.stdout):
+                for res in results:
                     out.write(json.dumps({"command": shown, "wall_s": round(secs, 1), **res}))
                     out.write("\n")
+                    out.flush()  # a run cut short keeps what it measured
                     print(f"{shown}  [{secs:.0f} s]\n  {json.dumps(res)[:400]}", flush=True)
     print(f"total {time.perf_counter() - start:.0f} s; results appended to {args.out}")
     return 1 if failures else 0

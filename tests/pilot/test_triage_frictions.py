@@ -223,3 +223,28 @@ def test_space_moving_the_cursor_is_documented() -> None:
     mark = next(b for b in TriageScreen.BINDINGS if getattr(b, "id", None) == "triage.mark")
     assert "move" in (mark.tooltip or "")
     assert "move" in (TriageScreen.__doc__ or "").split("`space`")[1].split("\n")[0]
+
+
+async def test_a_decision_shows_the_next_proposal_in_the_same_frame(demo) -> None:  # type: ignore[no-untyped-def]
+    """Accepting takes the row off and puts the next proposal's (prefetched) detail in
+    every pane before the key's handler returns: the frame that shows the queue
+    without the decided row already shows what comes next, not the old detail or
+    "loading…" for a frame or two while a message makes its way up the tree."""
+    root, _ = demo
+    app = _app(root)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = _screen(app)
+        while screen.rows[screen.queue.table.cursor_row].stale:  # stale ones refuse accept
+            await pilot.press("s")
+            await settle(pilot)
+        first, nxt = screen.current_id, screen.queue.neighbour_id(1)
+        assert nxt is not None and nxt in screen.details  # prefetched while reading first
+        screen.action_accept()  # what the key runs, with no message handled after it
+        assert first not in [r.id for r in screen.rows]
+        for pane in (ProposalPane, AgentPane, UserPane):
+            shown = screen.query_one(pane).detail
+            assert shown is not None and shown.id == nxt
+        await settle(pilot)
+        assert screen.current_id == nxt and screen.detail is not None
+        assert screen.detail.id == nxt

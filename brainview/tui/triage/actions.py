@@ -207,6 +207,7 @@ class TriageActions:
         s.deciding.update(ids)
         for pid in ids:
             s.details.pop(pid, None)
+        s.select(s.current_id)  # the next proposal, in the same frame as the removal
         job = jobs.decide(
             ids,
             verdict,

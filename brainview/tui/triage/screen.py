@@ -236,7 +236,13 @@ class TriageScreen(Screen[None]):
 
     @on(QueueList.Selected)
     def _selected(self, message: QueueList.Selected) -> None:
-        pid = message.proposal_id
+        self.select(message.proposal_id)
+
+    def select(self, pid: str | None) -> None:
+        """Show ``pid``'s detail (cached at once, then read again; ``None``: the queue
+        is empty).  Verbs that move the cursor call it directly, so the next proposal is
+        drawn in the same frame as the queue change; the message that follows finds it
+        already shown (or being read)."""
         self._presence.selected(pid)
         self.shown_at = time.monotonic()
         panes = (self.query_one(ProposalPane), self.query_one(AgentPane), self.query_one(UserPane))
