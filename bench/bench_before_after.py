@@ -36,7 +36,15 @@ def _child(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, env=env, check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    subprocess.run(  # cwd: not a tree (``-m`` puts the cwd first on sys.path, before
+        # PYTHONPATH: run from a checkout, "before" would import the checkout's package)
+        cmd,
+        env=env,
+        check=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+    )
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
