@@ -1,6 +1,8 @@
 """FSRS maths for brainview: timestamps, card JSON, retrievability, replay and forecasts.
 
-Pure Python + numpy + py-fsrs (``fsrs`` 6.x); no Textual, no database. Everything here
+Pure Python + numpy + py-fsrs (``fsrs`` 6.x); no Textual, no database.  numpy is
+imported by the vectorised functions when first called, not with the module: most
+callers only want timestamps and cards, and every CLI process imports this.  Everything here
 mirrors what Spikuit 0.7 does with ``fsrs.Scheduler()`` defaults, so numbers shown by
 brainview agree with ``spkt``.
 
@@ -18,15 +20,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from fsrs import Card, Rating, Scheduler, State
 
 from brainview.core.timestamps import ensure_utc as ensure_utc
 from brainview.core.timestamps import format_ts as format_ts
 from brainview.core.timestamps import parse_ts as parse_ts
 from brainview.core.timestamps import to_epoch_s as to_epoch_s
+
+if TYPE_CHECKING:
+    import numpy as np
 
 GRADE_TO_RATING: dict[int, Rating] = {
     1: Rating.Again,  # miss
@@ -116,6 +120,8 @@ def retention_curve(
     elapsed_days: np.ndarray | float, stability: float, params: Sequence[float] | None = None
 ) -> np.ndarray:
     """Continuous ``R(t, S)`` for ``elapsed_days`` (negative t clamped to 0, no flooring)."""
+    import numpy as np
+
     d, f = decay_and_factor(params)
     t = np.maximum(np.asarray(elapsed_days, dtype=np.float64), 0.0)
     return (1.0 + f * t / float(stability)) ** (-d)
@@ -135,6 +141,8 @@ def retrievability(
     (or non-positive) stability and NaN last review give 0.0, as py-fsrs returns for
     never-reviewed cards; reviews after ``now`` count as 0 elapsed days (R = 1).
     """
+    import numpy as np
+
     d, f = decay_and_factor(params)
     s, lr = np.broadcast_arrays(
         np.asarray(stability, dtype=np.float64), np.asarray(last_review_epoch_s, dtype=np.float64)
@@ -155,6 +163,8 @@ def retrievability_one(card: Card, now: datetime) -> float:
     """Retrievability of one card at ``now`` (0.0 when never reviewed)."""
     if card.stability is None or card.last_review is None:
         return 0.0
+    import numpy as np
+
     r = retrievability(np.array([card.stability]), np.array([to_epoch_s(card.last_review)]), now)
     return float(r[0])
 
@@ -212,6 +222,8 @@ def forecast(
     Uses the **continuous** curve (elapsed time not floored to whole days, unlike
     py-fsrs's displayed R), clamped at 0 elapsed days; all zeros if stability is None.
     """
+    import numpy as np
+
     offsets = np.arange(days + 1, dtype=np.float64)
     if stability is None:
         return np.zeros_like(offsets)

@@ -19,8 +19,9 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 from sqlalchemy import Connection
 
 from brainview.services.project import Project
@@ -28,15 +29,15 @@ from brainview.store import tombstone_reads
 from brainview.store.bv_schema_lifecycle import BatchLog
 from brainview.store.readmodel import table_exists
 
+if TYPE_CHECKING:
+    import numpy as np
+
 THRESHOLD = 0.8
 SHINGLE = 2
 PERMUTATIONS = 64
 BANDS = 16
 ROWS = PERMUTATIONS // BANDS
 _PRIME = (1 << 31) - 1
-_RNG = np.random.default_rng(20261130)
-_A = _RNG.integers(1, _PRIME, PERMUTATIONS, dtype=np.uint64)
-_B = _RNG.integers(0, _PRIME, PERMUTATIONS, dtype=np.uint64)
 _REF = re.compile(r"\[user:[^\]\s]*\]", re.IGNORECASE)
 # Terminal escape sequences and Rich/Textual markup tags are noise an attacker can vary.
 _NOISE = re.compile(
@@ -75,12 +76,28 @@ def _hash31(s: str) -> int:
     return int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest(), "big") & _PRIME
 
 
+@lru_cache(maxsize=1)
+def _permutations() -> tuple[np.ndarray, np.ndarray]:
+    """The 64 hash permutations ``(a, b)``: fixed by the seed, so stored bucket labels
+    stay valid.  Drawn on first use: numpy is not imported with this module (every
+    intake and decision imports it, most never compute a signature)."""
+    import numpy as np
+
+    rng = np.random.default_rng(20261130)
+    a = rng.integers(1, _PRIME, PERMUTATIONS, dtype=np.uint64)
+    b = rng.integers(0, _PRIME, PERMUTATIONS, dtype=np.uint64)
+    return a, b
+
+
 def signature(sh: frozenset[str]) -> np.ndarray:
     """MinHash signature (64 values) of a shingle set."""
+    import numpy as np
+
     if not sh:
         return np.full(PERMUTATIONS, _PRIME, dtype=np.uint64)
+    a, b = _permutations()
     h = np.fromiter((_hash31(s) for s in sh), dtype=np.uint64, count=len(sh))
-    return ((_A[:, None] * h[None, :] + _B[:, None]) % _PRIME).min(axis=1)
+    return ((a[:, None] * h[None, :] + b[:, None]) % _PRIME).min(axis=1)
 
 
 def buckets(sh: frozenset[str]) -> list[str]:
