@@ -51,7 +51,7 @@ def agent_extra(brain: Brain) -> dict[str, Any]:
 
 def proposal_counts(conn: Connection) -> dict[str, int]:
     """Proposals by status (zeros when brainview's tables do not exist yet); tutor and
-    QABot outcomes are not proposals (:func:`brainview.services.outcome.stats`)."""
+    QABot outcomes are not proposals (:func:`brainview.services.metrics.outcomes.outcome_stats`)."""
     out = {"pending": 0, "accepted": 0, "rejected": 0, "dismissed": 0}
     if not table_exists(conn, "brainview_proposal"):
         return out
@@ -70,18 +70,18 @@ def pending_stale(project: Project, agent_conn: Connection) -> int:
 
 def project_stats(project: Project) -> dict[str, Any]:
     """``{"user": {...}, "agent": {...} | None, "proposals": {...}, "outcomes": {...}}``."""
-    from brainview.services import outcome
+    from brainview.services.metrics.outcomes import outcome_stats
 
     user = brain_stats(project.user)
     agent: dict[str, Any] | None = None
     proposals: dict[str, int] = {"pending": 0, "accepted": 0, "rejected": 0, "dismissed": 0}
-    outcomes = outcome.stats(None)
+    outcomes = outcome_stats(None)
     if project.agent is not None:
         agent = brain_stats(project.agent) | agent_extra(project.agent)
         with project.agent.read() as conn:
             proposals = proposal_counts(conn)
             proposals["stale"] = pending_stale(project, conn)
-            outcomes = outcome.stats(conn)
+            outcomes = outcome_stats(conn)
     else:
         proposals["stale"] = 0
     return {"user": user, "agent": agent, "proposals": proposals, "outcomes": outcomes}

@@ -33,7 +33,6 @@ import json
 import sqlite3
 import uuid
 from datetime import datetime
-from typing import Any
 
 from fsrs import Scheduler
 from sqlalchemy import Connection
@@ -61,7 +60,7 @@ from brainview.store.clock_floor import not_before_last
 from brainview.store.decision_rows import fire_consulted, insert_decision
 from brainview.store.effects import EffectLog
 from brainview.store.era import Era
-from brainview.store.outcome_rows import consulted_of, outcome_counts, outcome_ids
+from brainview.store.outcome_rows import consulted_of, outcome_ids
 from brainview.store.readmodel import neurons_by_ids
 from brainview.store.rows import Row, fetch_row
 
@@ -72,7 +71,6 @@ __all__ = [
     "parse_report",
     "report_outcome",
     "show_outcome",
-    "stats",
     "undo_outcome",
 ]
 
@@ -152,17 +150,6 @@ def is_outcome(project: Project, proposal_ids: list[str]) -> set[str]:
         return set()
     with project.agent.read() as conn:
         return outcome_ids(conn, proposal_ids)
-
-
-def stats(conn: Connection | None) -> dict[str, dict[str, Any]]:
-    """Standing outcomes per skill: ``{skill: {success, failure, rate}}`` (both skills,
-    zeros included; ``conn`` ``None``: no agent brain)."""
-    counts = outcome_counts(conn) if conn is not None else {}
-    out: dict[str, dict[str, Any]] = {}
-    for skill in ("tutor", "qabot"):
-        ok, bad = counts.get((skill, "accepted"), 0), counts.get((skill, "rejected"), 0)
-        out[skill] = {"success": ok, "failure": bad, "rate": ok / (ok + bad) if ok + bad else None}
-    return out
 
 
 # -- inside the transaction -------------------------------------------------------------
