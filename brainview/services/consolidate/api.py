@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 from brainview.config import ConsolidateConfig
 from brainview.core import fsrs_math
@@ -140,15 +141,13 @@ CHUNK = 5_000
 
 
 def _checked(
-    project: Project,
-    raw: list[dict],
-    now: datetime,  # type: ignore[type-arg]
-) -> tuple[list, dict[str, Status]]:  # type: ignore[type-arg]
+    project: Project, raw: list[dict[str, Any]], now: datetime
+) -> tuple[list[intake.Proposal], dict[str, Status]]:
     """Parse and check the items in chunks of :data:`CHUNK` (an error names the item's
     index in its chunk, as before), every brain read made once for all chunks; a chunk
     that does not parse is reported after the checks of the chunks before it.  Returns
     the parsed items and their reflections' states as the checks read them."""
-    chunks: list[list] = []  # type: ignore[type-arg]
+    chunks: list[list[intake.Proposal]] = []
     for start in range(0, len(raw), CHUNK):
         try:
             chunks.append(intake.parse_batch(raw[start : start + CHUNK], now))

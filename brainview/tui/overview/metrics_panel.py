@@ -9,6 +9,7 @@ runtimes) go through :func:`one_line` into ``rich.text.Text``: never markup.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -16,6 +17,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Sparkline, Static
 
 from brainview.core.safe_text import one_line
@@ -226,12 +228,9 @@ class MetricsPanel(Vertical):
         for key, values in series.items():
             spark = self.query_one(f"#spark-{key}", Sparkline)
             spark.data = values
-            spark.display = len(values) > 0
-            # Hidden, not removed: the other cell of the row keeps its half.
-            self.query_one(f"#cell-{key}").visible = spark.display
+            _show_cell(self.query_one(f"#cell-{key}"), spark, values)
         for k, cells in enumerate(SPARKS):
-            shown = any(series[key] for key, _label in cells)
-            self.query_one(f"#spark-row-{k}").display = shown
+            self.query_one(f"#spark-row-{k}").display = _row_shown(series, cells)
 
 
 def _rows(series: dict[str, list[float]]) -> list[Horizontal]:
@@ -241,15 +240,25 @@ def _rows(series: dict[str, list[float]]) -> list[Horizontal]:
     for k, cells in enumerate(SPARKS):
         kids = []
         for key, label in cells:
-            values = series[key]
-            spark = Sparkline(values, id=f"spark-{key}")
-            spark.display = bool(values)
+            spark = Sparkline(series[key], id=f"spark-{key}")
             cell = Horizontal(
                 Static(label, classes="spark-label"), spark, id=f"cell-{key}", classes="spark-cell"
             )
-            cell.visible = bool(values)
+            _show_cell(cell, spark, series[key])
             kids.append(cell)
         row = Horizontal(*kids, id=f"spark-row-{k}", classes="spark-row")
-        row.display = any(series[key] for key, _label in cells)
+        row.display = _row_shown(series, cells)
         rows.append(row)
     return rows
+
+
+def _show_cell(cell: Widget, spark: Sparkline, values: list[float]) -> None:
+    """A cell shows only a history to draw (an empty one would mislead); hidden, not
+    removed: the other cell of its row keeps its half."""
+    spark.display = bool(values)
+    cell.visible = bool(values)
+
+
+def _row_shown(series: dict[str, list[float]], cells: Sequence[tuple[str, str]]) -> bool:
+    """A row is displayed when one of its cells has a history."""
+    return any(series[key] for key, _label in cells)

@@ -203,11 +203,11 @@ class TriageActions:
     ) -> None:
         """Take the rows off the queue at once, then decide them (all or none)."""
         s = self.screen
-        s.queue.remove(ids)
+        nxt = s.queue.remove(ids)
         s.deciding.update(ids)
         for pid in ids:
             s.details.pop(pid, None)
-        s.select(s.current_id)  # the next proposal, in the same frame as the removal
+        s.select(nxt)  # the next proposal, in the same frame as the removal
         job = jobs.decide(
             ids,
             verdict,

@@ -169,8 +169,11 @@ class QueueList(Vertical):
         self.set_reactive(QueueList.rows, self.rows + fresh)
         self.total = total
 
-    def remove(self, ids: list[str]) -> None:
-        """Take decided rows off at once; the next proposal slides under the cursor."""
+    def remove(self, ids: list[str]) -> str | None:
+        """Take decided rows off at once; the next proposal slides under the cursor and
+        is returned.  No ``Selected`` is posted: the caller shows it in the same frame
+        (:meth:`brainview.tui.triage.screen.TriageScreen.select`), where a message would
+        reach the screen a frame or two later."""
         gone = set(ids)
         old = [r.id for r in self.rows]
         cursor = max(0, self.table.cursor_row)
@@ -186,7 +189,7 @@ class QueueList(Vertical):
         self.marked = self.marked - gone
         if target is not None:
             self.table.move_cursor(row=[r.id for r in self.rows].index(target), animate=False)
-        self.post_message(self.Selected(self.current_id))
+        return self.current_id
 
     def show_holders(self, holders: dict[str, str]) -> None:
         """Mark the rows others are looking at (``◉ bob``); only changed cells redrawn."""

@@ -240,9 +240,8 @@ class TriageScreen(Screen[None]):
 
     def select(self, pid: str | None) -> None:
         """Show ``pid``'s detail (cached at once, then read again; ``None``: the queue
-        is empty).  Verbs that move the cursor call it directly, so the next proposal is
-        drawn in the same frame as the queue change; the message that follows finds it
-        already shown (or being read)."""
+        is empty).  A decision calls it directly with the row that slid under the
+        cursor, so the next proposal is drawn in the same frame as the queue change."""
         self._presence.selected(pid)
         self.shown_at = time.monotonic()
         panes = (self.query_one(ProposalPane), self.query_one(AgentPane), self.query_one(UserPane))
