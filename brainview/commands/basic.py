@@ -1,4 +1,4 @@
-"""``open``, ``demo``, ``stats`` and ``init-agent``."""
+"""``open``, ``demo``, ``stats``, ``init-agent`` and ``recover``."""
 
 from __future__ import annotations
 
@@ -188,6 +188,29 @@ def init_agent(args: argparse.Namespace) -> int:
             raise
     print(f"brainview: created empty agent brain {paths.agent_db}", file=sys.stderr)
     return 0
+
+
+def recover(args: argparse.Namespace) -> int:
+    """``brainview recover [PATH] [--roll-back] [--json]``: one line per half-done
+    decision, saying what became of it; exit 5 when one could only be marked failed."""
+    from brainview.commands.common import session_of
+    from brainview.core.safe_text import one_line
+
+    with session_of(args) as session:
+        done = session.recover_all(roll_back=args.roll_back)
+    rows = [
+        {"decision": o.decision_id, "proposal": o.proposal_id, "action": o.action,
+         "state": o.state, "note": o.note}
+        for o in done
+    ]  # fmt: skip
+    if args.json:
+        emit_json({"count": len(rows), "intents": rows})
+    elif not rows:
+        print("brainview: nothing to recover", file=sys.stderr)
+    for r in [] if args.json else rows:
+        why = f" ({one_line(str(r['note']), 200)})" if r["note"] else ""
+        print(f"{r['action']} of {one_line(str(r['proposal']), 80)}: {r['state']}{why}")
+    return 5 if any(r["state"] == "failed" for r in rows) else 0
 
 
 def _require_dir_or_missing(path: Path) -> None:

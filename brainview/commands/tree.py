@@ -97,6 +97,20 @@ def _basic(sub: argparse._SubParsersAction) -> None:
 
     p = _leaf(
         sub,
+        "recover",
+        "basic:recover",
+        "finish (or roll back) accepts and undos a crash or a failure left half-done",
+        epilog="An accept records its decision, then changes the user brain; if the second "
+        "step was interrupted (a crash, a locked brain) it is finished here and on the next "
+        "decision. --roll-back undoes those decisions exactly instead (grades, spikes, "
+        "proposal back to pending). docs/cli.md.",
+    )
+    _location(p, positional=True)
+    p.add_argument("--roll-back", action="store_true", help="undo the half-done decisions instead")
+    _json(p)
+
+    p = _leaf(
+        sub,
         "serve",
         "serve:serve",
         "serve the console as a web page (textual-serve)",

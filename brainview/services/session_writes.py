@@ -25,6 +25,7 @@ from brainview.errors import RoleRefusedError
 if TYPE_CHECKING:
     from brainview.config import Config
     from brainview.core.outcomes import OutcomeReport
+    from brainview.services.apply.runner import Outcome
     from brainview.services.consolidate.model import ConsolidationPlan
     from brainview.services.lifecycle import BatchResult, UndoBatchResult
     from brainview.services.lifecycle.blast import BlastAction
@@ -218,8 +219,19 @@ class SessionWrites:
             waiting = apply.open_intents(project)
         if not waiting or not self.can("recover"):
             return 0
+        return len(self.recover_all())
+
+    def recover_all(self, *, roll_back: bool = False) -> list[Outcome]:
+        """``brainview recover``: finish every interrupted apply or undo (``roll_back``:
+        undo the decisions whose user-brain change is not there yet); what happened."""
+        from brainview.services import apply
+
+        self.require("recover")
+        with self.project() as project:
+            if project.agent is None or not apply.open_intents(project):
+                return []
         with self.project(write_agent=True, write_user=True) as project:
-            return len(apply.recover(project, now=self.clock()))
+            return apply.recover(project, now=self.clock(), roll_back_all=roll_back)
 
     def export_rows(self, rows: Sequence[dict[str, Any]], path: Path) -> int:
         """Write ``rows`` to a new ``.csv`` / ``.json`` file; the count."""

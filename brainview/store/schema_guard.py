@@ -4,24 +4,34 @@ A brain file is untrusted input: it can be downloaded, shared or planted.  SQLit
 whatever the *file* defines on a write — a trigger on ``synapse`` fires when brainview
 inserts a link, a view named ``neuron`` with an ``INSTEAD OF`` trigger swallows an
 update, a generated column evaluates its expression — and none of that is in
-brainview's effect log, so undo could not revert it.  Real Spikuit 0.7.x brains (with or
-without an embedder, whose ``neuron_vec`` is a sqlite-vec virtual table brainview never
-writes) hold no trigger and no view, and brainview creates only ``brainview_*`` tables
-and indexes.  So before any write, in the write's own transaction (so nothing can be
-added in between), one ``sqlite_master`` query (skipped while the file's schema cookie
-is one already found clean) looks for:
+brainview's effect log, so undo could not revert it.  A ``CHECK`` constraint, a
+``UNIQUE`` index or a ``NOT NULL`` column Spikuit does not have makes a write *fail*
+instead: planted on the user brain, it would let an accept record its decision and
+then fail to apply, every time.  Real Spikuit 0.7.x brains (with or without an
+embedder, whose ``neuron_vec`` is a sqlite-vec virtual table brainview never writes)
+hold none of these, and brainview creates only ``brainview_*`` tables and plain
+indexes.  So before any write, in the write's own transaction (so nothing can be added
+in between), :func:`findings` looks for:
 
 * any trigger and any view, whatever table it names;
-* a table brainview writes that is a virtual table or has a generated column.
+* in a table brainview writes (names compared as SQLite does, ignoring case): a virtual
+  table, a generated column (``table_xinfo``, however its SQL is spelled), a ``CHECK``
+  constraint (found in the SQL with comments, strings and quoted names blanked out), a
+  ``UNIQUE`` constraint or index, a partial or expression index, a ``NOT NULL``
+  column without a default that Spikuit's table does not have.
 
-Anything found refuses the write with one line naming it and how to look at it;
-reading never checks (a brain with extra objects reads fine).  Every connection is also
-opened with ``PRAGMA trusted_schema=OFF`` (:mod:`brainview.store.connect`), so schema
-code can call only functions SQLite marks innocuous.
+The whole ``sqlite_master`` is read on every write and its digest is what a clean
+answer is cached under: the schema cookie (``PRAGMA schema_version``) can be set back
+by anyone, the schema's text cannot change without changing the digest.  Anything
+found refuses the write with one line naming it and how to look at it; reading never
+checks (a brain with extra objects reads fine).  Every connection is also opened with
+``PRAGMA trusted_schema=OFF`` (:mod:`brainview.store.connect`), so schema code can call
+only functions SQLite marks innocuous.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 import sqlite3
@@ -31,22 +41,95 @@ from pathlib import Path
 
 from brainview.errors import UnsafeSchemaError
 
-SPIKUIT_WRITTEN = (
-    "neuron", "synapse", "spike", "fsrs_state", "neuron_predecessor", "neuron_source",
-    "changeset", "event", "source", "retrieval_boost", "quiz_item", "quiz_item_neuron",
-)  # fmt: skip
+SPIKUIT_COLUMNS: dict[str, frozenset[str]] = {
+    "neuron": frozenset(
+        [
+            "id",
+            "content",
+            "type",
+            "domain",
+            "source",
+            "created_at",
+            "updated_at",
+            "community_id",
+            "retired_at",
+        ]
+    ),
+    "synapse": frozenset(
+        [
+            "pre",
+            "post",
+            "type",
+            "weight",
+            "co_fires",
+            "last_co_fire",
+            "created_at",
+            "updated_at",
+            "confidence",
+            "confidence_score",
+            "retired_at",
+        ]
+    ),
+    "spike": frozenset(["id", "neuron_id", "grade", "fired_at", "session_id", "notes"]),
+    "fsrs_state": frozenset({"neuron_id", "card_json"}),
+    "neuron_predecessor": frozenset({"child_id", "parent_id", "at"}),
+    "neuron_source": frozenset({"neuron_id", "source_id"}),
+    "changeset": frozenset(
+        ["id", "tag", "actor_id", "actor_kind", "started_at", "committed_at", "status"]
+    ),
+    "event": frozenset(
+        [
+            "id",
+            "changeset_id",
+            "seq",
+            "op",
+            "target_kind",
+            "target_id",
+            "before_json",
+            "after_json",
+            "at",
+        ]
+    ),
+    "source": frozenset(
+        [
+            "id",
+            "url",
+            "title",
+            "author",
+            "section",
+            "excerpt",
+            "storage_uri",
+            "content_hash",
+            "notes",
+            "accessed_at",
+            "created_at",
+            "filterable",
+            "searchable",
+            "fetched_at",
+            "http_etag",
+            "http_last_modified",
+            "status",
+        ]
+    ),
+    "retrieval_boost": frozenset({"neuron_id", "boost", "updated_at"}),
+    "quiz_item": frozenset(
+        ["id", "question", "answer", "hints", "grading_criteria", "scaffold_level", "created_at"]
+    ),
+    "quiz_item_neuron": frozenset({"quiz_item_id", "neuron_id", "role"}),
+}
+"""Every column Spikuit 0.7.x gives the tables a brainview write may touch."""
+SPIKUIT_WRITTEN = tuple(SPIKUIT_COLUMNS)
 """Spikuit tables a brainview write may touch (either brain)."""
 OWN_PREFIX = "brainview_"
 SHOWN = 4
 """Objects named in the message; more are counted."""
 
-_QUERY = (
-    "SELECT type, name, tbl_name, sql FROM sqlite_master "
-    "WHERE type IN ('trigger', 'view') OR (type = 'table' AND (name IN ({marks}) "
-    "OR substr(name, 1, {n}) = '{prefix}'))"
-).format(marks=", ".join("?" * len(SPIKUIT_WRITTEN)), n=len(OWN_PREFIX), prefix=OWN_PREFIX)
-_GENERATED = re.compile(r"\bAS\s*\(", re.IGNORECASE)
-"""What a generated column's definition looks like (confirmed with ``table_xinfo``)."""
+_BLANKED = re.compile(
+    r"--[^\n]*|/\*.*?(?:\*/|\Z)|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`(?:[^`]|``)*`|\[[^\]]*\]",
+    re.DOTALL,
+)
+"""Comments, string literals and quoted names: never keywords."""
+_CHECK = re.compile(r"\bCHECK\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -63,36 +146,90 @@ class Finding:
             return f"trigger {self.name!r} on {self.table}"
         if self.what == "view":
             return f"view {self.name!r}"
+        if self.what.endswith("index"):
+            return f"{self.what} {self.name!r} on {self.table!r}"
         return f"{self.what} in table {self.table!r}"
 
 
+def written(name: str) -> bool:
+    """Whether brainview writes table ``name`` (SQLite compares names ignoring case)."""
+    low = name.lower()
+    return low in SPIKUIT_COLUMNS or low.startswith(OWN_PREFIX)
+
+
+def keywords_of(sql: str) -> str:
+    """``sql`` with comments, strings and quoted names blanked out."""
+    return _BLANKED.sub(" ", sql)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
 def findings(conn: sqlite3.Connection) -> list[Finding]:
-    """Triggers, views, and virtual or generated-column tables among those written."""
+    """Everything in the schema a brainview write would run or trip over."""
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
+    return _findings(conn, rows)
+
+
+def _findings(conn: sqlite3.Connection, rows: list[tuple[object, ...]]) -> list[Finding]:
     found: list[Finding] = []
-    rows = conn.execute(_QUERY, SPIKUIT_WRITTEN).fetchall()
-    for kind, name, table, sql in rows:
+    for kind, name, _table, sql in rows:
         if kind in ("trigger", "view"):
-            found.append(Finding(kind, str(name), str(table)))
-            continue
-        text = str(sql or "")
-        if text.lstrip().upper().startswith("CREATE VIRTUAL"):
-            found.append(Finding("a virtual table", str(name), str(name)))
-        elif _GENERATED.search(text) and _has_generated(conn, str(name)):
-            found.append(Finding("a generated column", str(name), str(name)))
+            found.append(Finding(str(kind), str(name), str(_table)))
+        elif kind == "table" and written(str(name)):
+            found += _table_findings(conn, str(name), str(sql or ""))
     return found
 
 
-def _has_generated(conn: sqlite3.Connection, table: str) -> bool:
-    """``table_xinfo``'s ``hidden`` is 2 (virtual) or 3 (stored) for a generated column."""
-    quoted = '"' + table.replace('"', '""') + '"'
-    return any(row[6] in (2, 3) for row in conn.execute(f"PRAGMA table_xinfo({quoted})"))
+def _table_findings(conn: sqlite3.Connection, table: str, sql: str) -> list[Finding]:
+    if sql.lstrip().upper().startswith("CREATE VIRTUAL"):
+        return [Finding("a virtual table", table, table)]
+    out: list[Finding] = []
+    q = _quoted(table)
+    cols = conn.execute(f"PRAGMA table_xinfo({q})").fetchall()
+    if any(c[6] in (2, 3) for c in cols):
+        out.append(Finding("a generated column", table, table))
+    if _CHECK.search(keywords_of(sql)):
+        out.append(Finding("a CHECK constraint", table, table))
+    known = SPIKUIT_COLUMNS.get(table.lower())
+    if known is not None:
+        extra = [c for c in cols if c[3] and c[4] is None and not c[5] and c[1] not in known]
+        if extra:
+            out.append(Finding("a NOT NULL column Spikuit does not have", table, table))
+    for _seq, index, unique, origin, partial in conn.execute(f"PRAGMA index_list({q})"):
+        if origin == "pk":
+            continue
+        what = _index_problem(conn, str(index), bool(unique), bool(partial))
+        if what is not None:
+            out.append(Finding(what, str(index), table))
+    return out
 
 
-_CLEAN: set[tuple[int, int, int]] = set()
-"""``(st_dev, st_ino, schema_version)`` of files found clean: SQLite bumps the schema
-cookie on every schema change, so a clean answer holds until it moves (a write then
-costs one ``PRAGMA schema_version``, not a scan of the schema)."""
+def _index_problem(conn: sqlite3.Connection, index: str, unique: bool, partial: bool) -> str | None:
+    if unique:
+        return "a UNIQUE index"
+    if partial:
+        return "a partial index"
+    info = conn.execute(f"PRAGMA index_xinfo({_quoted(index)})").fetchall()
+    if any(r[1] == -2 for r in info):  # cid -2: an expression
+        return "an expression index"
+    return None
+
+
+_CLEAN: set[tuple[int, int, bytes]] = set()
+"""``(st_dev, st_ino, digest of sqlite_master)`` of files found clean: reading the
+schema's rows is cheap, checking each written table is not."""
 _lock = threading.Lock()
+
+
+def _digest(rows: list[tuple[object, ...]]) -> bytes:
+    h = hashlib.blake2b(digest_size=16)
+    for row in rows:
+        for value in row:
+            h.update(repr(value).encode("utf-8", "surrogatepass"))
+            h.update(b"\x00")
+    return h.digest()
 
 
 def refuse_unsafe(
@@ -101,15 +238,15 @@ def refuse_unsafe(
     """Raise :class:`UnsafeSchemaError` (one line) when ``findings`` is not empty.
 
     ``identity`` (the file's ``(st_dev, st_ino)``) lets a clean answer be reused while
-    the file's schema cookie stays the same."""
+    the schema's text stays the same."""
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     key = None
     if identity is not None:
-        version = int(conn.execute("PRAGMA schema_version").fetchone()[0])
-        key = (*identity, version)
+        key = (*identity, _digest(rows))
         with _lock:
             if key in _CLEAN:
                 return
-    found = findings(conn)
+    found = _findings(conn, rows)
     if not found:
         if key is not None:
             with _lock:
@@ -119,7 +256,7 @@ def refuse_unsafe(
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
     raise UnsafeSchemaError(
         f"refusing to write the {role} brain: it holds {shown}{more}, which Spikuit never "
-        f"creates and SQLite would run on brainview's writes (undo could not revert them); "
-        f"nothing was written, reading still works — inspect with: "
+        f"creates and SQLite would run or fail on brainview's writes (undo could not "
+        f"revert them); nothing was written, reading still works — inspect with: "
         f"sqlite3 {shlex.quote(str(path))} .schema"
     )

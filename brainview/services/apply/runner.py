@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sqlalchemy import Connection
+
 from brainview.core import fsrs_math
-from brainview.errors import ConflictError, LockedError, ReadOnlyError
+from brainview.errors import ConflictError, LockedError, ReadOnlyError, UnsafeSchemaError
 from brainview.services.apply import hooks, owner, stream_exec
 from brainview.services.apply import intent as intents
 from brainview.services.apply.execute import changeset_exists, describe_row, execute
@@ -41,6 +43,7 @@ from brainview.services.project import Project
 from brainview.store.apply_intents import clear_decision_undone, mark_decision_undone
 from brainview.store.domain_stream import roomy_cache
 from brainview.store.effects import reapply_effects, revert_effects
+from brainview.store.era import Era
 from brainview.store.rows import driver
 
 ROLLBACK_ACTOR = "brainview (rollback)"
@@ -82,26 +85,42 @@ def _run_user(project: Project, batch: Sequence[intents.Intent]) -> list[bool]:
     require_apply_era(era)
     action = batch[0].action
     done: list[bool] = []
-    with project.user.write() as uconn:
-        raw = driver(uconn)
-        for it in batch:
-            plan = it.plan
-            if plan.stream is not None:
-                done.append(_run_stream(project, raw, it, plan))
-                continue
-            if it.action == "apply" and not changeset_exists(raw, plan.changeset.id):
-                now = fsrs_math.parse_ts(it.planned_at)
-                fresh = build_plan(
-                    UserView(raw, era), plan.kind, plan.params, Ctx(now, plan.changeset)
-                )
-                if fresh.to_json() != it.plan_json:
-                    raise ConflictError(
-                        f"the user brain changed since proposal {it.proposal_id} was accepted "
-                        f"({_difference(plan, fresh)})"
-                    )
-            done.append(execute(raw, plan, mid_step=f"{action}.user_mid_txn"))
+    try:
+        with project.user.write() as uconn:
+            _run_all(project, uconn, batch, era, done)
+    except sqlite3.IntegrityError as err:  # a constraint Spikuit's schema does not have
+        raise ConflictError(f"the user brain refused the change ({_first_line(err)})") from None
+    except UnsafeSchemaError as err:  # planted after the decision was recorded
+        raise ConflictError(str(err).split(";")[0]) from None
     hooks.step(f"{action}.user_committed")
     return done
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return text[:200]
+
+
+def _run_all(
+    project: Project, uconn: Connection, batch: Sequence[intents.Intent], era: Era, done: list[bool]
+) -> None:
+    """Step 1's work inside the user brain's transaction (appends to ``done``)."""
+    action = batch[0].action
+    raw = driver(uconn)
+    for it in batch:
+        plan = it.plan
+        if plan.stream is not None:
+            done.append(_run_stream(project, raw, it, plan))
+            continue
+        if it.action == "apply" and not changeset_exists(raw, plan.changeset.id):
+            now = fsrs_math.parse_ts(it.planned_at)
+            fresh = build_plan(UserView(raw, era), plan.kind, plan.params, Ctx(now, plan.changeset))
+            if fresh.to_json() != it.plan_json:
+                raise ConflictError(
+                    f"the user brain changed since proposal {it.proposal_id} was accepted "
+                    f"({_difference(plan, fresh)})"
+                )
+        done.append(execute(raw, plan, mid_step=f"{action}.user_mid_txn"))
 
 
 def _run_stream(project: Project, raw: sqlite3.Connection, it: intents.Intent, plan: Plan) -> bool:
@@ -179,12 +198,15 @@ def roll_back(
     return [Outcome(it.decision_id, it.proposal_id, it.action, state, reason) for it in batch]
 
 
-def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
+def recover(
+    project: Project, *, now: datetime | None = None, roll_back_all: bool = False
+) -> list[Outcome]:
     """Finish or roll back every intent left pending — by a crash, or a busy brain —
     except those another live process is carrying out right now (:mod:`.owner`); run
     at start, needs both brains writable when there is something to do.  Returns what
     happened to each, oldest first; a batch that had to be rolled back is reported, not
-    raised."""
+    raised.  ``roll_back_all`` (``brainview recover --roll-back``) rolls back every
+    batch whose user-brain half is not already there instead of carrying it out."""
     agent = project.require_agent()
     with agent.read() as aconn:
         pending = intents.pending(aconn)
@@ -197,6 +219,10 @@ def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
             del batches[key]
     outcomes: list[Outcome] = []
     for batch in batches.values():
+        if roll_back_all and not _all_in_user_brain(project, batch):
+            at = fsrs_math.format_ts(clock)
+            outcomes += roll_back(project, batch, "rolled back by brainview recover", at)
+            continue
         try:
             outcomes += carry_out(project, batch, now=now)
         except ConflictError as err:
@@ -207,6 +233,17 @@ def recover(project: Project, *, now: datetime | None = None) -> list[Outcome]:
                 for it in batch
             ]
     return outcomes
+
+
+def _all_in_user_brain(project: Project, batch: Sequence[intents.Intent]) -> bool:
+    """Whether every intent's changeset is in the user brain already (done, not yet
+    marked): those are finished, never rolled back."""
+    with project.user.read() as uconn:
+        raw = driver(uconn)
+        return all(
+            it.plan.stream is None and changeset_exists(raw, it.plan.changeset.id)
+            for it in batch
+        )
 
 
 def open_intents(project: Project) -> int:
