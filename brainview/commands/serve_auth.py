@@ -10,13 +10,16 @@ of all — is refused with 401 before any console process starts.
 * Sign-in and sign-out are POSTs that need a CSRF token and a same-origin ``Origin``
   (or ``Referer``).  Sign-in's token is double-submitted: a random value in a cookie
   scoped to ``/login`` and the same value in the form; sign-out's is the session's own.
-* Failed sign-ins are throttled per client address and per name
-  (:class:`~brainview.commands.serve_sessions.Throttle`; 429 with ``Retry-After``).
+* Failed sign-ins are throttled per (name, address) pair and per address, and slowed
+  per name (:mod:`brainview.commands.serve_throttle`: an outsider cannot lock someone
+  else out; 429 with ``Retry-After``).
 * Cookies are ``HttpOnly``, ``SameSite=Strict``, ``Path=/`` and ``Secure`` when the
   request came over TLS or the server runs with ``--tls-proxy``.
-* The users file is re-read when it changed (a ``stat`` per request): removed people's
-  sessions end at once, role changes apply at the next sign-in.  A file that becomes
-  unreadable signs everyone out until it is fixed (one log line).
+* The users file is re-read when it changed (a ``stat`` per request).  Each session is
+  bound to its account's fingerprint (role and password hash): a removal, a password
+  change or a role change ends it at the next request, and the watcher closes its open
+  consoles; a bearer token's console ends when the token or the role changes.  A file
+  that becomes unreadable signs everyone out until it is fixed (one log line).
 * No password, token, cookie value or CSRF token is ever logged or put in a URL.
 """
 
@@ -25,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import math
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +35,17 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from brainview.commands.serve_pages import NO_STORE, login_page, plain_page
-from brainview.commands.serve_sessions import SessionStore, SignedIn, Throttle
+from brainview.commands.serve_pages import NO_STORE, login_page, plain_page, see_other, too_many
+from brainview.commands.serve_sessions import SessionStore, SignedIn
+from brainview.commands.serve_throttle import (
+    DEVICE_COOKIE,
+    DEVICE_MAX_AGE_S,
+    SignInLimits,
+    TooMany,
+    client_address,
+    device_cookie,
+    trusted_device,
+)
 from brainview.core.identity import Identity, Role
 from brainview.errors import BrainviewError
 from brainview.services.team.accounts import (
@@ -42,6 +53,8 @@ from brainview.services.team.accounts import (
     Snapshot,
     check_password_of,
     check_token_of,
+    fingerprint,
+    same_fingerprint,
 )
 
 SESSION_COOKIE = "bv_session"
@@ -70,7 +83,7 @@ class Gate:
         self.accounts = Accounts(users)
         self.snapshot: Snapshot = self.accounts.load()
         self.sessions = SessionStore()
-        self.throttle = Throttle()
+        self.limits = SignInLimits()
         self.tls_proxy = tls_proxy
         self.presence = presence
 
@@ -85,7 +98,11 @@ class Gate:
         except BrainviewError as err:
             log.warning("users file unreadable, everyone is signed out: %s", err.message)
             self.snapshot = Snapshot({}, self.accounts.current_signature())
-        self.sessions.keep_only(self.snapshot.accounts)
+        self.sessions.keep_if(self._current)
+
+    def _current(self, session: SignedIn) -> bool:
+        """Whether ``session``'s account is still the one it signed in as."""
+        return same_fingerprint(self.snapshot.accounts.get(session.name), session.fingerprint)
 
     # -- who is asking ----------------------------------------------------------------
 
@@ -99,17 +116,26 @@ class Gate:
             return Visitor(account.name, account.role, token_digest=account.token.digest)
         cookie = request.cookies.get(SESSION_COOKIE, "")
         session = self.sessions.get(cookie) if len(cookie) <= MAX_SECRET else None
-        return None if session is None else Visitor(session.name, session.role, session)
+        if session is None:
+            return None
+        if not self._current(session):
+            self.sessions.end(session.id)
+            return None
+        return Visitor(session.name, session.role, session)
 
     def still_valid(self, visitor: Visitor) -> bool:
         """Whether a console opened by ``visitor`` may go on (an open console keeps its
-        session in use; sign-out, expiry, removal or a rotated token end it)."""
+        session in use; sign-out, expiry, removal, a password or role change or a
+        rotated token end it)."""
         self.refresh()
         if visitor.session is not None:
-            return self.sessions.get(visitor.session.id) is not None
+            session = self.sessions.get(visitor.session.id)
+            return session is not None and self._current(session)
         account = self.snapshot.accounts.get(visitor.name)
         token = account.token if account else None
-        return token is not None and token.digest == visitor.token_digest
+        if token is None or account is None or account.role != visitor.role:
+            return False
+        return hmac.compare_digest(token.digest, visitor.token_digest or "")
 
     def identity(self, visitor: Visitor) -> Identity:
         """What the visitor's console is told (environment, :mod:`core.identity`)."""
@@ -127,12 +153,8 @@ class Gate:
         return request.scheme
 
     def client(self, request: web.Request) -> str:
-        """The client's address (the proxy's last ``X-Forwarded-For`` hop if trusted)."""
-        if self.tls_proxy:
-            hops = request.headers.get("X-Forwarded-For", "").split(",")
-            if hops[-1].strip():
-                return hops[-1].strip()[:64]
-        return request.remote or "?"
+        """The client's address (:func:`~brainview.commands.serve_throttle.client_address`)."""
+        return client_address(request, tls_proxy=self.tls_proxy)
 
     # -- the middleware ---------------------------------------------------------------
 
@@ -154,10 +176,10 @@ class Gate:
 
     def _bad_token(self, request: web.Request) -> web.StreamResponse:
         keys = [f"ip:{self.client(request)}"]
-        wait = self.throttle.retry_after(keys)
+        wait = self.limits.addresses.retry_after(keys)
         if wait > 0:
-            return _too_many(wait, plain=True)
-        self.throttle.failed(keys)
+            return too_many(wait, plain=True)
+        self.limits.addresses.failed(keys)
         raise web.HTTPUnauthorized(text="brainview serve: unknown or rotated token")
 
     # -- routes -----------------------------------------------------------------------
@@ -171,10 +193,10 @@ class Gate:
         ]
 
     def _cookie(self, response: web.StreamResponse, request: web.Request, name: str,
-                value: str, path: str = "/") -> None:  # fmt: skip
+                value: str, path: str = "/", max_age: int | None = None) -> None:  # fmt: skip
         response.set_cookie(
             name, value, path=path, httponly=True, samesite="Strict",
-            secure=self.secure(request),
+            secure=self.secure(request), max_age=max_age,
         )  # fmt: skip
 
     async def login_form(self, request: web.Request) -> web.StreamResponse:
@@ -197,23 +219,31 @@ class Gate:
         name, password = form.get("name"), form.get("password")
         if not isinstance(name, str) or not isinstance(password, str):
             return login_page(csrf, message="give a name and a password", status=400)
-        name = name.strip()[:64]
-        ip_key, name_key = f"ip:{self.client(request)}", f"name:{name.lower()}"
-        wait = self.throttle.retry_after([ip_key, name_key])
+        name, address = name.strip()[:64], self.client(request)
+        wait = self.limits.retry_after(name, address)
         if wait > 0:
-            return _too_many(wait, csrf=csrf, name=name)
-        self.throttle.failed([ip_key, name_key])  # counted before the hash is checked
-        account = await asyncio.to_thread(check_password_of, self.snapshot, name, password)
+            return too_many(wait, csrf=csrf, name=name)
+        self.limits.failed(name, address)  # counted before any wait or hash
+        device = request.cookies.get(DEVICE_COOKIE, "")
+        trusted = trusted_device(self.snapshot.accounts.get(name), device)
+        try:
+            async with self.limits.turn(name, trusted=trusted):
+                snapshot = self.snapshot
+                account = await asyncio.to_thread(check_password_of, snapshot, name, password)
+        except TooMany as err:
+            return too_many(err.wait, csrf=csrf, name=name)
         if account is None:
             return login_page(csrf, message="wrong name or password", name=name, status=401)
-        self.throttle.forgive(ip_key)
-        self.throttle.succeeded([name_key])
+        self.limits.succeeded(name, address)
         old = request.cookies.get(SESSION_COOKIE)
         if old:
             self.sessions.end(old)  # whatever was sent before never becomes a session
-        session = self.sessions.create(account.name, account.role)
-        response = _see_other("/")
+        session = self.sessions.create(account.name, account.role, fingerprint(account))
+        response = see_other("/")
         self._cookie(response, request, SESSION_COOKIE, session.id)
+        known = device_cookie(account)
+        if known is not None:
+            self._cookie(response, request, DEVICE_COOKIE, known, "/login", DEVICE_MAX_AGE_S)
         response.del_cookie(LOGIN_COOKIE, path="/login")
         return response
 
@@ -226,7 +256,7 @@ class Gate:
         if visitor.session is None or not _same_secret(visitor.session.csrf, form.get("csrf")):
             return plain_page("refused", "sign-out needs the page's token: reload", status=403)
         self.sessions.end(visitor.session.id)
-        response = _see_other("/login")
+        response = see_other("/login")
         response.del_cookie(SESSION_COOKIE, path="/")
         return response
 
@@ -263,23 +293,7 @@ def same_origin(request: web.Request) -> bool:
         return False
 
 
-def _see_other(location: str) -> web.Response:
-    """A 303 to one of our own paths (never with a query: nothing secret in URLs)."""
-    return web.Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})
-
-
 def _same_secret(expected: str, given: object) -> bool:
     if not expected or not isinstance(given, str) or len(given) > MAX_SECRET:
         return False
     return hmac.compare_digest(expected.encode(), given.encode())
-
-
-def _too_many(wait: float, *, csrf: str = "", name: str = "", plain: bool = False):  # noqa: ANN202
-    seconds = max(1, math.ceil(wait))
-    message = f"too many failed sign-ins: try again in {seconds} s"
-    if plain:
-        response = plain_page("too many tries", message, status=429)
-    else:
-        response = login_page(csrf, message=message, name=name, status=429)
-    response.headers["Retry-After"] = str(seconds)
-    return response

@@ -11,18 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import ipaddress
 import logging
 import signal
 import socket
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from brainview.commands import serve_slots
 from brainview.commands.serve_auth import VISITOR, Gate, Visitor
+from brainview.commands.serve_hosts import host_name, is_loopback, origin_netloc
 from brainview.commands.serve_limits import (
     ACTIVITY,
     MAX_MESSAGE,
@@ -32,8 +32,8 @@ from brainview.commands.serve_limits import (
     envelope,
     full_page,
 )
-from brainview.commands.serve_pages import console_bar
-from brainview.core.identity import NAME_ENV, PRESENCE_ENV, ROLE_ENV
+from brainview.commands.serve_pages import FORM_PAGE, console_bar, security_headers
+from brainview.core.identity import NAME_ENV, PRESENCE_ENV, ROLE_ENV, Role
 
 QUIT_TIMEOUT_S = 5.0
 """How long a session's app may take to quit before it is killed."""
@@ -42,34 +42,6 @@ WATCH_EVERY_S = 2.0
 SHUTDOWN_TIMEOUT_S = 10.0
 """aiohttp's bound on waiting for open connections once the sessions were stopped."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-def is_loopback(host: str) -> bool:
-    """``localhost`` or a loopback IP literal (127.0.0.0/8, ``::1``)."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def _host_name(netloc: str) -> str:
-    """The host part of a ``Host`` header or origin netloc (no port, no brackets);
-    ``""`` when it cannot be parsed."""
-    try:
-        return (urlsplit(f"//{netloc}").hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-def _origin_netloc(origin: str) -> str | None:
-    """The ``host:port`` of an ``Origin`` header (``None`` when it cannot be parsed)."""
-    try:
-        return urlsplit(origin).netloc
-    except ValueError:
-        return None
 
 
 class _Session(AppService):
@@ -161,6 +133,7 @@ class ConsoleServer(Server):
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
+        app.on_response_prepare.append(security_headers)
         app.middlewares.append(self._guard)
         if self.gate is not None:
             app.middlewares.append(self.gate.middleware)
@@ -172,10 +145,10 @@ class ConsoleServer(Server):
         """Refuse foreign ``Host`` names on loopback and cross-origin websockets; any
         unexpected error is one log line and a plain 500, never a traceback."""
         behind_proxy = self.gate is not None and self.gate.tls_proxy
-        if self.loopback_only and not behind_proxy and not is_loopback(_host_name(request.host)):
+        if self.loopback_only and not behind_proxy and not is_loopback(host_name(request.host)):
             raise web.HTTPForbidden(text="brainview serve answers loopback names only")
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin and _origin_netloc(origin) != request.host:
+        if request.path == "/ws" and origin and origin_netloc(origin) != request.host:
             raise web.HTTPForbidden(text="cross-origin websocket refused")
         try:
             return await handler(request)
@@ -192,16 +165,22 @@ class ConsoleServer(Server):
         """Whether every console slot is taken."""
         return len(self.sessions) >= self.limits.max_sessions
 
+    def admits(self, role: Role | None) -> bool:
+        """Whether a console for ``role`` may start now (:mod:`serve_slots`)."""
+        held = [v.role if (v := self.owners.get(s)) else None for s in self.sessions]
+        return serve_slots.admits(role, held, self.limits.max_sessions)
+
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, its URLs pointing at the address the browser used (``Host``); a
-        short notice (503) instead while every console is in use."""
-        if self.full:
-            return full_page(self.limits)
+        short notice (503) instead while every console this person may open is in use."""
+        visitor: Visitor | None = request.get(VISITOR)
+        role = visitor.role if visitor is not None else None
+        if not self.admits(role):
+            return full_page(self.limits, role)
         view = copy.copy(self)
         scheme = self.gate.scheme(request) if self.gate is not None else request.scheme
         view.public_url = f"{scheme}://{request.host}"
         page = await Server.handle_index(view, request)
-        visitor: Visitor | None = request.get(VISITOR)
         if visitor is None or not isinstance(page, web.Response) or page.text is None:
             return page
         csrf = visitor.session.csrf if visitor.session is not None else None
@@ -210,16 +189,18 @@ class ConsoleServer(Server):
         )
         return web.Response(
             text=text, content_type="text/html", charset="utf-8",
-            headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"},
+            headers=FORM_PAGE,
         )  # fmt: skip
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """A browser tab connected: run its own app process until either side leaves,
         or the tab has been idle too long.  When full, close at once (1013)."""
         websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
-        if self.full:
+        visitor: Visitor | None = request.get(VISITOR)
+        role = visitor.role if visitor is not None else None
+        if not self.admits(role):
             await websocket.prepare(request)
-            reason = f"all {self.limits.max_sessions} consoles are in use: close a tab, reload"
+            reason = serve_slots.refusal(role, self.limits.max_sessions)
             await websocket.close(code=TRY_AGAIN_LATER, message=reason.encode())
             return websocket
         session = _Session(
@@ -229,7 +210,6 @@ class ConsoleServer(Server):
             close=websocket.close,
             download_manager=self.download_manager,
         )
-        visitor: Visitor | None = request.get(VISITOR)
         if visitor is not None and self.gate is not None:
             session.identity_env = self.gate.identity(visitor).env()
             self.owners[session] = visitor

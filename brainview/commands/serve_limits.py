@@ -76,9 +76,16 @@ def full_message(limits: Limits) -> str:
     )
 
 
-def full_page(limits: Limits) -> web.Response:
-    """A short HTML notice, status 503, for the page request while full."""
-    text = html.escape(full_message(limits))
+def full_page(limits: Limits, role: str | None = None) -> web.Response:
+    """A short HTML notice, status 503, for the page request while full (for ``role``:
+    the slots it may take, :mod:`brainview.commands.serve_slots`)."""
+    message = full_message(limits)
+    if role in ("viewer", "reviewer"):
+        message = (
+            f"every console a {role} may open on this brainview serve is in use (some are "
+            "kept for reviewers and maintainers): close another tab, then reload"
+        )
+    text = html.escape(message)
     body = (
         "<!doctype html><html><head><meta charset='utf-8'><title>brainview: busy</title>"
         f"</head><body><h1>brainview is busy</h1><p>{text}</p></body></html>"

@@ -1,12 +1,22 @@
-"""The HTML of ``brainview serve``'s sign-in: the login page and the console's bar.
+"""The HTML of ``brainview serve``'s sign-in: the login page and the console's bar,
+and the headers every response carries.
 
 Plain HTML, no script, every interpolated value escaped (:func:`html.escape`).  Pages
 are never cached and may not be framed (``Content-Security-Policy``).
+
+Every response of the server (pages, scripts, JSON, refusals, the websocket's
+handshake) says it may not be framed (``X-Frame-Options: DENY`` and ``frame-ancestors
+'none'``), that its type is not to be guessed (``nosniff``) and sends no referrer.  A
+page holding a sign-in or sign-out form keeps ``Referrer-Policy: same-origin``: under
+``no-referrer`` browsers send ``Origin: null`` with a form's POST, and the CSRF check
+needs the real origin.  The console page's CSP has only ``frame-ancestors``: the
+terminal runs textual-serve's own scripts.
 """
 
 from __future__ import annotations
 
 import html
+import math
 
 from aiohttp import web
 
@@ -17,6 +27,31 @@ NO_STORE = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
+FRAME_ANCESTORS = "frame-ancestors 'none'"
+EVERY_RESPONSE = {
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+FORM_PAGE = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": f"{FRAME_ANCESTORS}; form-action 'self'; base-uri 'none'",
+    "Referrer-Policy": "same-origin",
+}
+"""The console page with its sign-out form (textual-serve's scripts, so only these)."""
+
+
+async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """``on_response_prepare``: the headers every response carries (a page's own
+    stricter ones are kept)."""
+    for name, value in EVERY_RESPONSE.items():
+        response.headers.setdefault(name, value)
+    policy = response.headers.get("Content-Security-Policy")
+    if policy is None:
+        response.headers["Content-Security-Policy"] = FRAME_ANCESTORS
+    elif "frame-ancestors" not in policy:
+        response.headers["Content-Security-Policy"] = f"{policy}; {FRAME_ANCESTORS}"
+
 
 _STYLE = (
     "body{background:#0c181f;color:#eee;font-family:menlo,monospace;display:flex;"
@@ -82,3 +117,19 @@ def console_bar(name: str, role: str, csrf: str | None) -> str:
         "background:#12232dcc;color:#ddd;font:12px menlo,monospace;padding:2px 6px'>"
         f"signed in as <b>{who}</b>{out}</div>"
     )
+
+
+def see_other(location: str) -> web.Response:
+    """A 303 to one of our own paths (never with a query: nothing secret in URLs)."""
+    return web.Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})
+
+
+def too_many(wait: float, *, csrf: str = "", name: str = "", plain: bool = False):  # noqa: ANN202
+    seconds = max(1, math.ceil(wait))
+    message = f"too many failed sign-ins: try again in {seconds} s"
+    if plain:
+        response = plain_page("too many tries", message, status=429)
+    else:
+        response = login_page(csrf, message=message, name=name, status=429)
+    response.headers["Retry-After"] = str(seconds)
+    return response

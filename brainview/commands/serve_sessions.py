@@ -4,7 +4,10 @@
   a cookie; the server keeps, per id, who signed in, with which role, a CSRF token for
   sign-out, and when it was created and last used.  It ends after :data:`IDLE_S`
   without use, :data:`ABSOLUTE_S` after sign-in whatever happens, at sign-out, or when
-  the person is removed from the users file.  Ids are made only at sign-in, so a
+  the person's record in the users file changes: each session is bound to a
+  fingerprint of the account (role and password hash,
+  :func:`brainview.services.team.accounts.fingerprint`), so a password change, a role
+  change or a removal ends it at the next request.  Ids are made only at sign-in, so a
   cookie set before cannot become a signed-in session (no fixation).  Everything is
   lost when the server stops: people sign in again.
 * The **throttle** counts failed sign-ins per client address and per name over
@@ -49,6 +52,8 @@ class SignedIn:
     csrf: str
     created: float
     last_seen: float
+    fingerprint: str = ""
+    """The account's fingerprint at sign-in; the session ends when it differs."""
 
 
 @dataclass
@@ -60,14 +65,14 @@ class SessionStore:
     absolute_s: float = ABSOLUTE_S
     by_id: dict[str, SignedIn] = field(default_factory=dict)
 
-    def create(self, name: str, role: Role) -> SignedIn:
-        """A new session with a new id and CSRF token."""
+    def create(self, name: str, role: Role, fingerprint: str = "") -> SignedIn:
+        """A new session with a new id and CSRF token, bound to ``fingerprint``."""
         now = self.clock()
         if len(self.by_id) >= MAX_SESSIONS:
             oldest = min(self.by_id.values(), key=lambda s: s.last_seen)
             self.by_id.pop(oldest.id, None)
         session = SignedIn(
-            secrets.token_urlsafe(32), name, role, secrets.token_urlsafe(32), now, now
+            secrets.token_urlsafe(32), name, role, secrets.token_urlsafe(32), now, now, fingerprint
         )
         self.by_id[session.id] = session
         return session
@@ -97,7 +102,11 @@ class SessionStore:
     def keep_only(self, names: Iterable[str]) -> None:
         """End the sessions of everyone not in ``names`` (removed from the users file)."""
         keep = set(names)
-        for sid in [sid for sid, s in self.by_id.items() if s.name not in keep]:
+        self.keep_if(lambda s: s.name in keep)
+
+    def keep_if(self, keep: Callable[[SignedIn], bool]) -> None:
+        """End every session for which ``keep`` is false."""
+        for sid in [sid for sid, s in self.by_id.items() if not keep(s)]:
             del self.by_id[sid]
 
 

@@ -43,11 +43,11 @@ def read_password(args: argparse.Namespace) -> str:
         line = sys.stdin.readline()
         if not line:
             raise InvalidInputError("--password-stdin: stdin is empty")
-        return valid_password(line.removesuffix("\n").removesuffix("\r"))
+        return valid_password(line.removesuffix("\n").removesuffix("\r"), args.name)
     if not sys.stdin.isatty():
         raise UsageError("no terminal to ask for the password: use --password-stdin")
     first = getpass.getpass("New password: ")
-    valid_password(first)
+    valid_password(first, args.name)
     if getpass.getpass("Repeat it: ") != first:
         raise InvalidInputError("the two passwords differ; nothing changed")
     return first

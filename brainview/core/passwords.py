@@ -21,6 +21,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from brainview.core.password_rules import MIN_LENGTH, weakness
+
 ALGORITHM = "scrypt"
 N, R, P = 2**14, 8, 1
 """scrypt cost: 16 MiB of memory, ~90 ms per hash on the 2-core reference machine when
@@ -29,7 +31,7 @@ SALT_BYTES = 16
 KEY_BYTES = 32
 MAX_PASSWORD = 1024
 """Longest password accepted (characters); longer input is refused, not truncated."""
-MIN_PASSWORD = 8
+MIN_PASSWORD = MIN_LENGTH
 TOKEN_BYTES = 32
 TOKEN_ID_CHARS = 8
 _MAX_N = 2**20
@@ -82,14 +84,16 @@ class PasswordHash:
         return cls(n, r, p, salt, key)
 
 
-def check_password(password: str) -> str:
-    """``password`` if it can be used (8–1024 characters, no NUL or line break)."""
-    if len(password) < MIN_PASSWORD:
-        raise PasswordError(f"a password needs at least {MIN_PASSWORD} characters")
+def check_password(password: str, name: str | None = None) -> str:
+    """``password`` if it can be set (for ``name``): at most 1024 characters, no NUL or
+    line break, and strong enough (:func:`brainview.core.password_rules.weakness`)."""
     if len(password) > MAX_PASSWORD:
         raise PasswordError(f"a password is at most {MAX_PASSWORD} characters")
     if any(c in password for c in "\x00\r\n"):
         raise PasswordError("a password holds no NUL or line break")
+    why = weakness(password, name)
+    if why is not None:
+        raise PasswordError(why)
     return password
 
 

@@ -32,8 +32,23 @@ FILE_NAME = "brainview-users.json"
 MAX_BYTES = 16 << 20
 WHAT = "users file"
 
-Signature = tuple[int, int, int]
-"""``(inode, size, mtime_ns)``: changes whenever the file is replaced or edited."""
+Signature = tuple[int, int, int, int, int]
+"""``(device, inode, size, mtime_ns, ctime_ns)``: changes whenever the file is replaced
+or edited (a change within the file system's clock tick, with a reused inode and the
+same size, is caught by :func:`is_racy`)."""
+RACY_NS = 2_000_000_000
+"""A file changed this recently may change again unseen by its signature."""
+
+
+def _signature(st: os.stat_result) -> Signature:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def is_racy(sig: Signature | None, read_at_ns: int) -> bool:
+    """Whether a file read at ``read_at_ns`` (``time.time_ns()``) had changed so shortly
+    before that a further change could keep the same signature (like git's "racily
+    clean" index entries): such a snapshot is read again rather than trusted."""
+    return sig is not None and read_at_ns - max(sig[3], sig[4]) < RACY_NS
 
 
 def default_path(spikuit_dir: Path) -> Path:
@@ -57,7 +72,7 @@ def signature(path: Path) -> Signature | None:
         return None
     except OSError as err:
         raise ReadOnlyError(f"{WHAT}: cannot read {path} ({err.strerror})") from None
-    return st.st_ino, st.st_size, st.st_mtime_ns
+    return _signature(st)
 
 
 def read_users(path: Path) -> tuple[Any, Signature] | None:
@@ -84,7 +99,7 @@ def read_users(path: Path) -> tuple[Any, Signature] | None:
         doc = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ConfigError(f"{WHAT} {path} is not valid JSON") from None
-    return doc, (st.st_ino, st.st_size, st.st_mtime_ns)
+    return doc, _signature(st)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -26,6 +26,7 @@ from brainview.core.passwords import (
 from brainview.errors import ExitCode
 from brainview.services.team.accounts import (
     Accounts,
+    Snapshot,
     check_password_of,
     check_token_of,
     default_path,
@@ -93,9 +94,12 @@ def test_accounts_round_trip_and_checks(tmp_path: Path) -> None:
     snap = accounts.load()
     assert snap.accounts["ada"].role == "maintainer"
     assert check_password_of(snap, "ada", "another long one") is not None
-    assert accounts.changed(snap) is False
+    assert snap.racy  # read within 2 s of its change: read again, whatever its stat says
+    assert accounts.changed(snap) is True
+    settled = Snapshot(snap.accounts, snap.signature)  # as if read a while later
+    assert accounts.changed(settled) is False
     accounts.remove("ada")
-    assert accounts.changed(snap) is True and accounts.load().accounts == {}
+    assert accounts.changed(settled) is True and accounts.load().accounts == {}
 
 
 def _users(root: Path, *argv: str, stdin: str = "") -> tuple[int, str, str]:

@@ -8,7 +8,9 @@ scrypt derivation against a dummy hash, like a wrong password.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +33,14 @@ from brainview.errors import (
     InvalidInputError,
     NotFoundError,
 )
-from brainview.store.users_file import Signature, locked, read_users, signature, write_users
+from brainview.store.users_file import (
+    Signature,
+    is_racy,
+    locked,
+    read_users,
+    signature,
+    write_users,
+)
 from brainview.store.users_file import default_path as default_path
 
 
@@ -41,6 +50,29 @@ class Snapshot:
 
     accounts: dict[str, Account]
     signature: Signature | None
+    racy: bool = False
+    """Read so soon after a change that the signature alone cannot be trusted."""
+
+
+def fingerprint(account: Account) -> str:
+    """What a signed-in session is bound to: a digest of the account's role and password
+    hash (salt and key).  A password change, a role change or a new account of the same
+    name gives another fingerprint, which ends the sessions made with the old one."""
+    digest = hashlib.sha256(b"brainview-session\0")
+    digest.update(f"{account.name}\0{account.role}\0".encode())
+    if account.password is not None:
+        stored = account.password
+        digest.update(f"{stored.algorithm}:{stored.n}:{stored.r}:{stored.p}\0".encode())
+        digest.update(stored.salt + b"\0" + stored.key)
+    digest.update(f"\0{account.created}".encode())
+    return digest.hexdigest()
+
+
+def same_fingerprint(account: Account | None, expected: str) -> bool:
+    """Whether ``account`` still has the fingerprint ``expected`` (constant time)."""
+    if account is None:
+        return False
+    return hmac.compare_digest(fingerprint(account).encode(), expected.encode())
 
 
 def valid_name(name: str) -> str:
@@ -58,9 +90,11 @@ def valid_role(role: str) -> Role:
         raise InvalidInputError(str(err)) from None
 
 
-def valid_password(password: str) -> str:
+def valid_password(password: str, name: str | None = None) -> str:
+    """``password`` if it may be set for ``name`` (:class:`InvalidInputError`, one line,
+    saying why not)."""
     try:
-        return check_password(password)
+        return check_password(password, name)
     except PasswordError as err:
         raise InvalidInputError(str(err)) from None
 
@@ -77,8 +111,9 @@ class Accounts:
         if found is None:
             return Snapshot({}, None)
         doc, sig = found
+        racy = is_racy(sig, time.time_ns())
         try:
-            return Snapshot(parse_accounts(doc), sig)
+            return Snapshot(parse_accounts(doc), sig, racy)
         except AccountsError as err:
             raise ConfigError(f"users file {self.path}: {err}") from None
 
@@ -87,7 +122,10 @@ class Accounts:
         return signature(self.path)
 
     def changed(self, snapshot: Snapshot) -> bool:
-        """Whether the file differs from when ``snapshot`` was read."""
+        """Whether the file differs from when ``snapshot`` was read (a ``stat``; a
+        snapshot read right after a change is always read again)."""
+        if snapshot.racy:
+            return True
         try:
             return self.current_signature() != snapshot.signature
         except BrainviewError:
@@ -102,7 +140,7 @@ class Accounts:
 
     def add(self, name: str, role: str, password: str, *, now: str) -> Account:
         """A new account with a password; :class:`ConflictError` if the name is taken."""
-        name, checked, secret = valid_name(name), valid_role(role), valid_password(password)
+        name, checked, secret = valid_name(name), valid_role(role), valid_password(password, name)
         hashed = hash_password(secret)
 
         def change(accounts: dict[str, Account]) -> Account:
@@ -142,7 +180,7 @@ class Accounts:
     def set_password(self, name: str, password: str) -> Account:
         """Replace a password (a fresh salt, today's parameters)."""
         valid_name(name)
-        hashed = hash_password(valid_password(password))
+        hashed = hash_password(valid_password(password, name))
 
         def change(accounts: dict[str, Account]) -> Account:
             accounts[name] = self._existing(accounts, name).with_password(hashed)
