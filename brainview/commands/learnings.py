@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -12,10 +13,11 @@ from brainview.errors import NotFoundError
 
 
 def _project_dir(args: argparse.Namespace, learnings: Path) -> Path:
-    """``--into PROJECT``, else the directory holding the ``.learnings`` tree."""
+    """``--into PROJECT``, else the directory holding the ``.learnings`` tree (as named:
+    a tree reached through a link is not taken for part of the link's target)."""
     if args.into:
         return Path(args.into)
-    return Path(learnings).resolve().parent
+    return Path(os.path.abspath(learnings)).parent
 
 
 def _init(project_dir: Path) -> None:
@@ -44,12 +46,13 @@ def _init(project_dir: Path) -> None:
 def import_(args: argparse.Namespace) -> int:
     """``brainview learnings import DIR [--into PROJECT] [--init] [--dry-run] [--json]``."""
     from brainview.services.learnings.importing import import_tree, learnings_root, scan
+    from brainview.services.learnings.tree import standalone
     from brainview.services.project import Project
     from brainview.store.discovery import discover
 
     root = learnings_root(Path(args.dir))
     if args.dry_run:
-        found, result = scan(root)
+        found, result = scan(standalone(root))
         data = {"entries": len(found), **result.to_json()}
         if args.json:
             emit_json(data, sort_keys=True)

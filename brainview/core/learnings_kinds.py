@@ -4,7 +4,10 @@ Accepting it rewrites the Markdown files (the entry's line leaves its file and i
 appended to the target) and the entry's tracked tier, inside the decision
 (:mod:`brainview.services.learnings.apply`); undo restores both exactly.  The entry's
 text is never carried in the params (it may hold any byte): ``entry`` names the
-imported reflection, whose line brainview keeps.
+imported reflection, whose line brainview keeps.  ``source`` and ``target`` must be
+the files the layout lets that action read and write
+(:mod:`brainview.core.learnings_targets`); anything else is refused here, at intake, and
+again when the proposal is accepted.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from brainview.core.learnings_parse import COLD, HOT, WARM
+from brainview.core.learnings_targets import move_problem
 from brainview.core.learnings_tiers import ACTIONS, GRADUATED, TIER_AFTER
 from brainview.core.params import ParamError, Refs, text_field
 
@@ -37,6 +41,9 @@ def _learning_tier(p: dict[str, Any]) -> tuple[Refs, str]:
     source, target = _path(p, "source"), _path(p, "target")
     if source == target:
         raise ParamError("params.target", "same file as params.source")
+    problem = move_problem(str(action), source, target)
+    if problem is not None:
+        raise ParamError(f"params.{problem[0]}", problem[1])
     line = p.get("line")
     if isinstance(line, bool) or not isinstance(line, int) or line < 1:
         raise ParamError("params.line", "required line number ≥ 1")

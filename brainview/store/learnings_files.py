@@ -1,11 +1,14 @@
 """File IO for a ``.learnings/`` tree: read it, write entries back safely, restore.
 
-The Markdown files are not brains, so plain file IO is right here — but every write
-is careful: only a regular file (or nothing yet) is written, never through a symbolic
-link; the old bytes are first copied to ``.brainview-backups/<tag>/`` inside the tree;
-the new bytes go to a fresh temporary file in the same directory, flushed, then
-renamed over the target.  Writes made inside :func:`staged` are undone (old bytes put
-back) when the block fails, so a decision that rolls back leaves the files as they
+A tree is a :class:`Tree`: the open project's directory (the one holding ``.spikuit/``)
+and the tree's path *relative to it* — never an absolute path read from a brain.  Every
+file operation goes through :mod:`brainview.store.learnings_fd`, which walks from the
+project directory one component at a time without following a symbolic link, so no
+read, write, backup or removal can leave the project.  Only a regular file (or nothing
+yet) is written; the old bytes are first copied to ``.brainview-backups/<tag>/`` inside
+the tree; the new bytes go to a fresh temporary file in the same directory, flushed,
+then renamed over the target.  Writes made inside :func:`staged` are undone (old bytes
+put back) when the block fails, so a decision that rolls back leaves the files as they
 were.
 """
 
@@ -15,20 +18,49 @@ import contextlib
 import contextvars
 import errno
 import os
-import stat
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainview.errors import BadPathError, DiskFullError, NotFoundError, ReadOnlyError
-from brainview.store.connect import refuse_brain_path
+from brainview.errors import BadPathError, ConflictError, DiskFullError, ReadOnlyError
+from brainview.store import learnings_fd as fdio
 
 BACKUP_DIR = ".brainview-backups"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 """Larger files are not read (reported as skipped)."""
 PARENT = "../"
+AGENTS = "../AGENTS.md"
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A ``.learnings`` tree: ``project`` (absolute) and the tree's components below it."""
+
+    project: Path
+    parts: tuple[str, ...]
+
+    @property
+    def path(self) -> Path:
+        """Where the tree is, for messages."""
+        return self.project.joinpath(*self.parts)
+
+    @property
+    def rel(self) -> str:
+        """The tree's path relative to the project, as stored in the agent brain."""
+        return "/".join(self.parts)
+
+    def locate(self, rel: str) -> tuple[tuple[str, ...], str]:
+        """``(directory components below the project, file name)`` of ``rel``: a path
+        inside the tree, or ``../AGENTS.md`` beside it."""
+        if rel.startswith(PARENT):
+            if rel != AGENTS:
+                raise BadPathError(f"{rel}: only {AGENTS} may be written outside the tree")
+            return self.parts[:-1], "AGENTS.md"
+        parts = rel.split("/")
+        if rel.startswith("/") or any(p in ("", ".", "..") or "\0" in p for p in parts):
+            raise BadPathError(f"{rel}: not a path inside {self.path}")
+        return self.parts + tuple(parts[:-1]), parts[-1]
 
 
 @dataclass(frozen=True)
@@ -39,74 +71,61 @@ class Written:
     backup: str | None
 
 
-_STAGE: contextvars.ContextVar[list[tuple[Path, Written]] | None] = contextvars.ContextVar(
+_STAGE: contextvars.ContextVar[list[tuple[Tree, Written]] | None] = contextvars.ContextVar(
     "learnings_stage", default=None
 )
 
 
-def resolve(root: Path, rel: str) -> Path:
-    """The file ``rel`` names: inside ``root``, or ``../AGENTS.md`` beside it."""
-    if rel.startswith(PARENT):
-        if rel != "../AGENTS.md":
-            raise BadPathError(f"{rel}: only ../AGENTS.md may be written outside the tree")
-        return root.parent / "AGENTS.md"
-    parts = rel.split("/")
-    if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise BadPathError(f"{rel}: not a path inside {root}")
-    return root.joinpath(*parts)
-
-
-def require_root(root: Path) -> Path:
-    """``root`` as an absolute directory (NotFoundError / BadPathError otherwise)."""
+@contextmanager
+def _at(
+    tree: Tree, dirs: tuple[str, ...], shown: str, made: list[int] | None = None
+) -> Iterator[int]:
+    """A descriptor on ``dirs`` below the project (walked without following links)."""
+    top = fdio.open_project(tree.project)
     try:
-        st = os.stat(root)
-    except FileNotFoundError:
-        raise NotFoundError(f"no such directory: {root}") from None
-    except OSError as err:
-        raise BadPathError(f"cannot read {root} ({err.strerror})") from None
-    if not stat.S_ISDIR(st.st_mode):
-        raise BadPathError(f"{root} is not a directory")
-    return Path(os.path.abspath(root))
+        fd = fdio.walk(top, dirs, shown, made=made)
+    finally:
+        os.close(top)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def read_tree(root: Path) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
-    """Every regular ``*.md`` file under ``root`` (dot-directories, symbolic links and
-    oversized files skipped): ``(rel → bytes, [(rel, why skipped)])``."""
+def read_tree(tree: Tree) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
+    """Every regular ``*.md`` file under the tree (dot-directories, symbolic links and
+    oversized files skipped): ``(rel → bytes, [(rel, why skipped)])``.  Each file is
+    read from the one descriptor its type was checked on."""
     files: dict[str, bytes] = {}
     skipped: list[tuple[str, str]] = []
-    for top, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
+    with _at(tree, tree.parts, str(tree.path)) as root:
+        for dir_fd, rel, name in fdio.scan(root):
             if name.startswith(".") or not name.endswith(".md"):
                 continue
-            path = Path(top) / name
-            rel = path.relative_to(root).as_posix()
-            st = os.lstat(path)
-            if not stat.S_ISREG(st.st_mode):
-                skipped.append((rel, "not a regular file"))
-            elif st.st_size > MAX_FILE_BYTES:
+            try:
+                data = fdio.read(dir_fd, name, rel, MAX_FILE_BYTES)
+            except fdio.TooLargeError:
                 skipped.append((rel, f"larger than {MAX_FILE_BYTES} bytes"))
+            except BadPathError:
+                skipped.append((rel, "not a regular file"))
+            except OSError as err:
+                skipped.append((rel, f"unreadable ({err.strerror})"))
             else:
-                try:
-                    refuse_brain_path(path, "learnings")  # a hard link to an open brain
-                    files[rel] = path.read_bytes()
-                except OSError as err:
-                    skipped.append((rel, f"unreadable ({err.strerror})"))
+                if data is not None:
+                    files[rel] = data
     return files, skipped
 
 
-def read_file(root: Path, rel: str) -> bytes | None:
-    """The bytes of ``rel`` (``None``: no such file); anything but a regular file is
-    refused."""
-    path = resolve(root, rel)
+def read_file(tree: Tree, rel: str) -> bytes | None:
+    """The bytes of ``rel`` (``None``: no such file); anything but a regular file, or a
+    symbolic link at any component, is refused."""
+    dirs, name = tree.locate(rel)
+    shown = str(tree.project.joinpath(*dirs, name))
     try:
-        st = os.lstat(path)
+        with _at(tree, dirs, shown) as fd:
+            return fdio.read(fd, name, shown, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None
-    if not stat.S_ISREG(st.st_mode):
-        raise BadPathError(f"{path} is not a regular file; refusing to use it")
-    refuse_brain_path(path, "learnings")
-    return path.read_bytes()
 
 
 @contextmanager
@@ -117,74 +136,81 @@ def staged() -> Iterator[None]:
         yield
     except BaseException:
         done = _STAGE.get() or []
-        for path, w in reversed(done):
-            with contextlib.suppress(OSError):  # best effort; the backup remains
-                _put(path, w.before)
+        for tree, w in reversed(done):
+            with contextlib.suppress(OSError, BadPathError):  # best effort; the backup remains
+                _put(tree, w.rel, w.before)
         raise
     finally:
         _STAGE.reset(token)
 
 
-def write(root: Path, rel: str, before: bytes | None, after: bytes | None, tag: str) -> Written:
+def write(tree: Tree, rel: str, before: bytes | None, after: bytes | None, tag: str) -> Written:
     """Replace ``rel`` (whose bytes must still be ``before``) by ``after`` (``None``:
     remove it), backing up the old bytes first."""
-    path = resolve(root, rel)
-    current = read_file(root, rel)
+    fdio.check_name(tag, "backup tag")
+    current = read_file(tree, rel)
     if current != before:
-        from brainview.errors import ConflictError
-
-        raise ConflictError(f"{path} changed on disk meanwhile; nothing written")
-    backup = _backup(root, rel, before, tag) if before is not None else None
-    try:
-        _put(path, after)
-    except OSError as err:
-        raise _os_error(err, path) from None
+        raise ConflictError(f"{tree.path / rel} changed on disk meanwhile; nothing written")
+    backup = _backup(tree, rel, before, tag) if before is not None else None
+    _put(tree, rel, after)
     w = Written(rel, before, after, backup)
     stage = _STAGE.get()
     if stage is not None:
-        stage.append((path, w))
+        stage.append((tree, w))
     return w
 
 
-def _backup(root: Path, rel: str, data: bytes, tag: str) -> str:
+def _backup(tree: Tree, rel: str, data: bytes, tag: str) -> str:
+    """Copy ``data`` to ``.brainview-backups/<tag>/<rel>`` in the tree (directories made
+    on the way are removed again if the copy fails)."""
     name = rel.replace(PARENT, "__parent__/", 1)
-    target = root / BACKUP_DIR / tag / name
-    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]
+    below = (BACKUP_DIR, tag, *name.split("/"))
+    shown = str(tree.path.joinpath(*below))
+    made: list[int] = []
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _put(target, data)
+        with _at(tree, tree.parts, str(tree.path)) as root:
+            try:
+                with contextlib.ExitStack() as stack:
+                    fd = fdio.walk(root, below[:-1], shown, made=made)
+                    stack.callback(os.close, fd)
+                    fdio.put(fd, below[-1], data, shown)
+            except BaseException:
+                fdio.remove_made(root, below[:-1], made)
+                raise
     except OSError as err:
-        for d in made:  # innermost first: leave no empty directory behind
-            with contextlib.suppress(OSError):
-                d.rmdir()
-        raise _os_error(err, target) from None
-    return target.relative_to(root).as_posix()
+        raise _os_error(err, shown) from None
+    return "/".join(below)
 
 
-def _put(path: Path, data: bytes | None) -> None:
-    if data is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _put(tree: Tree, rel: str, data: bytes | None) -> None:
+    """Write (or remove) ``rel``, making missing directories on the way (removed again
+    if the write fails)."""
+    dirs, name = tree.locate(rel)
+    shown = str(tree.project.joinpath(*dirs, name))
+    made: list[int] = []
     try:
-        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        top = fdio.open_project(tree.project)
+        try:
+            fd = fdio.walk(top, dirs, shown, made=made if data is not None else None)
+            try:
+                fdio.put(fd, name, data, shown)
+            finally:
+                os.close(fd)
+        except BaseException:
+            fdio.remove_made(top, dirs, made)
+            raise
+        finally:
+            os.close(top)
     except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        if data is not None:
+            raise ReadOnlyError(
+                f"cannot write {shown} (a directory vanished); nothing changed"
+            ) from None
+    except OSError as err:
+        raise _os_error(err, shown) from None
 
 
-def _os_error(err: OSError, path: Path) -> Exception:
+def _os_error(err: OSError, shown: str) -> Exception:
     if err.errno == errno.ENOSPC:
-        return DiskFullError(f"disk full writing {path}; nothing changed")
-    return ReadOnlyError(f"cannot write {path} ({err.strerror}); nothing changed")
+        return DiskFullError(f"disk full writing {shown}; nothing changed")
+    return ReadOnlyError(f"cannot write {shown} ({err.strerror}); nothing changed")

@@ -5,7 +5,9 @@
   its skill and its **tier** (HOT / WARM / COLD / GRADUATED, tracked: decisions change
   it through the effect log, so undo restores it), and the group it repeats
   (``canonical``: the first wording, which carries the group's uses as spikes);
-* ``brainview_learning_root`` — the tree those entries came from;
+* ``brainview_learning_root`` — the tree those entries came from: its path relative to
+  the project holding the agent brain (older imports stored an absolute path, read only
+  when it lies inside the open project);
 * ``brainview_learning_write`` — every file an accepted move wrote: old and new bytes
   (so undo can check the file is still as the decision left it and put it back) and
   the backup's path.
@@ -25,7 +27,7 @@ from brainview.store.rows import PRIMARY_KEYS, driver
 LEARNING_DDL = (
     """CREATE TABLE IF NOT EXISTS brainview_learning (
         neuron_id TEXT PRIMARY KEY,
-        entry_key TEXT NOT NULL UNIQUE,
+        entry_key TEXT NOT NULL,
         file TEXT NOT NULL,
         line INTEGER NOT NULL,
         raw BLOB NOT NULL,
@@ -40,7 +42,7 @@ LEARNING_DDL = (
         imported_at TEXT NOT NULL
     )""",
     """CREATE TABLE IF NOT EXISTS brainview_learning_root (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
+        id INTEGER PRIMARY KEY,
         path TEXT NOT NULL,
         hot_file TEXT NOT NULL
     )""",
@@ -53,7 +55,11 @@ LEARNING_DDL = (
         backup TEXT,
         PRIMARY KEY (decision_id, seq)
     )""",
+    "CREATE INDEX IF NOT EXISTS brainview_learning_key ON brainview_learning (entry_key)",
 )
+"""No ``UNIQUE`` or ``CHECK`` here: the schema guard refuses both on a written table (a
+planted one could fail brainview's writes).  ``entry_key`` is kept unique by the import
+(one row per key it does not know yet); the root is always row 1."""
 PRIMARY_KEYS.setdefault("brainview_learning", ("neuron_id",))
 PRIMARY_KEYS.setdefault("brainview_learning_write", ("decision_id", "seq"))
 
@@ -84,6 +90,14 @@ def root(conn: Connection) -> tuple[str, str] | None:
         return None
     row = driver(conn).execute("SELECT path, hot_file FROM brainview_learning_root").fetchone()
     return (str(row[0]), str(row[1])) if row else None
+
+
+def db_file(conn: Connection) -> str:
+    """The file the connection's main database is (``""``: an in-memory database)."""
+    for _seq, name, file in driver(conn).execute("PRAGMA database_list"):
+        if name == "main":
+            return str(file or "")
+    return ""
 
 
 def set_root(conn: Connection, path: str, hot_file: str) -> None:

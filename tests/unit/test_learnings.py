@@ -304,12 +304,12 @@ def test_read_only_tree_imports_but_accept_writes_nothing(
     for p in [root, *root.rglob("*")]:
         p.chmod(0o555 if p.is_dir() else 0o444)
     if os.geteuid() == 0:  # root ignores the bits: fail the way the kernel would
-        import brainview.store.learnings_files as lf
+        import brainview.store.learnings_fd as lfd
 
         def denied(*_a: object, **_k: object) -> None:
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(lf.tempfile, "mkstemp", denied)
+        monkeypatch.setattr(lfd, "create", denied)
     try:
         out = cli("learnings", "import", str(root))
         assert out.returncode == 0, out.stderr

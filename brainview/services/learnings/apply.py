@@ -16,7 +16,6 @@ the decision wrote (the agent or a person edited it since).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection
@@ -25,8 +24,11 @@ from brainview.core import fsrs_math
 from brainview.core.learnings_edit import Files, Move, Stale, apply_moves, diff_lines
 from brainview.core.learnings_kinds import LEARNING_KIND
 from brainview.core.learnings_parse import split_lines
+from brainview.core.learnings_targets import move_problem
 from brainview.core.learnings_tiers import RETIRE
-from brainview.errors import BrainviewError, ConflictError
+from brainview.core.safe_text import one_line
+from brainview.errors import BadPathError, BrainviewError, ConflictError
+from brainview.services.learnings.tree import Tree, tree_of
 from brainview.store import learnings_files as lfiles
 from brainview.store import learnings_rows as lrows
 from brainview.store.effects import EffectLog
@@ -35,11 +37,17 @@ staged = lfiles.staged
 """Wrap a decision's (or an undo's) transaction: files are put back if it fails."""
 
 
-def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Path, dict[str, Any], Move]:
-    """The tree, the entry's row and the move, as things stand (ConflictError: stale)."""
-    root = lrows.root(conn)
-    if root is None:
+def _tree(conn: Connection) -> tuple[Tree, str]:
+    found = tree_of(conn)
+    if found is None:
         raise ConflictError("no .learnings tree imported in this agent brain")
+    return found
+
+
+def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Tree, dict[str, Any], Move]:
+    """The tree, the entry's row and the move, as things stand (ConflictError: stale;
+    BadPathError: the move writes a file the layout does not allow)."""
+    tree, hot_file = _tree(conn)
     row = lrows.entry(conn, str(params["entry"]))
     if row is None:
         raise ConflictError(f"entry {params['entry']} was never imported")
@@ -48,15 +56,23 @@ def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Path, dict[str, 
             f"entry {params['entry']} is now {row['tier']} in {row['file']} (planned from "
             f"{params['tier_from']} in {params['source']})"
         )
+    action, target = str(params["action"]), str(params["target"])
+    problem = move_problem(action, str(row["file"]), target, skill=str(row["skill"]),
+                           hot_file=hot_file)  # fmt: skip
+    if problem is not None:
+        raise BadPathError(
+            f"{action} of {params['entry']} to {one_line(target, 120)!r} refused: "
+            f"{problem[0]} {problem[1]}; nothing written"
+        )
     note = ()
     if params["action"] == RETIRE:
         note = (f"invalidated: {params.get('reason') or 'no reason given'}",)
-    move = Move(row["file"], int(row["line"]), bytes(row["raw"]), str(params["target"]), note)
-    return Path(root[0]), row, move
+    move = Move(row["file"], int(row["line"]), bytes(row["raw"]), target, note)
+    return tree, row, move
 
 
-def _new_bytes(root: Path, move: Move) -> tuple[Files, Files]:
-    before = {r: lfiles.read_file(root, r) for r in (move.source, move.target)}
+def _new_bytes(tree: Tree, move: Move) -> tuple[Files, Files]:
+    before = {r: lfiles.read_file(tree, r) for r in (move.source, move.target)}
     try:
         after = apply_moves(before, [move])
     except Stale as err:
@@ -67,8 +83,8 @@ def _new_bytes(root: Path, move: Move) -> tuple[Files, Files]:
 def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, str, str]], str]:
     """What accepting would write now: preview triples and a one-line summary
     (ConflictError: it cannot be accepted)."""
-    root, row, move = _planned(conn, params)
-    before, after = _new_bytes(root, move)
+    tree, row, move = _planned(conn, params)
+    before, after = _new_bytes(tree, move)
     lines: list[tuple[str, str, str]] = [
         (f"tier of {row['neuron_id']}", str(row["tier"]), str(params["tier_to"]))
     ]
@@ -80,7 +96,7 @@ def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, s
         else:
             lines.append((f"{rel} (appended)", "", text))
     files = ", ".join(after)
-    return lines, f"rewrites {files} in {root} (backups kept; undo restores the bytes)"
+    return lines, f"rewrites {files} in {tree.path} (backups kept; undo restores the bytes)"
 
 
 def stale_reasons(conn: Connection, items: list[Any]) -> dict[str, str]:
@@ -103,11 +119,11 @@ def apply_in(log: EffectLog, proposal: dict[str, Any], decision_id: str, now: An
     """Write the accepted move (inside the decision's transaction)."""
     params = json.loads(proposal["params_json"])
     conn = log.conn
-    root, row, move = _planned(conn, params)
-    before, after = _new_bytes(root, move)
+    tree, row, move = _planned(conn, params)
+    before, after = _new_bytes(tree, move)
     lrows.ensure(conn)
     for seq, (rel, new) in enumerate(after.items()):
-        w = lfiles.write(root, rel, before[rel], new, decision_id)
+        w = lfiles.write(tree, rel, before[rel], new, decision_id)
         log.insert(
             "brainview_learning_write",
             [{"decision_id": decision_id, "seq": seq, "path": rel, "before": w.before,
@@ -126,14 +142,15 @@ def undo_in(conn: Connection, decision_id: str) -> int:
     writes = lrows.writes_of(conn, decision_id)
     if not writes:
         return 0
-    root = lrows.root(conn)
-    if root is None:
+    found = tree_of(conn)
+    if found is None:
         raise ConflictError("the .learnings tree this decision wrote is no longer recorded")
+    tree = found[0]
     for w in reversed(writes):
         before = None if w["before"] is None else bytes(w["before"])
         after = None if w["after"] is None else bytes(w["after"])
         try:
-            lfiles.write(Path(root[0]), w["path"], after, before, f"undo-{decision_id}")
+            lfiles.write(tree, w["path"], after, before, f"undo-{decision_id}")
         except ConflictError:
             raise ConflictError(
                 f"cannot undo {decision_id}: {w['path']} was edited since the decision "

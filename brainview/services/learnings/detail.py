@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from brainview.errors import ConflictError
+from brainview.errors import BrainviewError
 from brainview.services.learnings.apply import preview
 from brainview.store import learnings_rows as lrows
 from brainview.store.decision_rows import latest_decision
@@ -24,7 +24,7 @@ def attach(conn: Connection, detail: Any) -> None:
         return
     try:
         detail.preview, detail.change_log = preview(conn, detail.params)
-    except (ConflictError, KeyError, TypeError, ValueError) as err:
+    except (BrainviewError, KeyError, TypeError, ValueError, OSError) as err:
         if detail.status == "pending":
             detail.stale = str(err)
         detail.change_log = f"cannot be applied: {err}"

@@ -24,16 +24,10 @@ from pathlib import Path
 from fsrs import Rating, Scheduler
 
 from brainview.core import fsrs_math
-from brainview.core.learnings_parse import (
-    HOT_FILES,
-    Entry,
-    classify,
-    entry_key,
-    parse,
-    similar,
-    words,
-)
+from brainview.core.learnings_groups import Groups
+from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, parse, words
 from brainview.core.text_rules import name_problem
+from brainview.services.learnings.tree import Tree, import_at, project_of, require_dir
 from brainview.services.lifecycle import INVALIDATED, statuses
 from brainview.services.lifecycle.tombstones import near_many
 from brainview.services.project import Project
@@ -88,11 +82,11 @@ def hot_file_of(files: dict[str, bytes]) -> str:
     return HOT_FILES[0]
 
 
-def scan(root: Path) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
+def scan(tree: Tree) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
     """Parse the tree: ``(entry, skill, tier, key)`` in a stable order, and a result
     holding what was skipped."""
-    files, skipped = lfiles.read_tree(root)
-    result = ImportResult(str(root), hot_file_of(files), skipped=skipped)
+    files, skipped = lfiles.read_tree(tree)
+    result = ImportResult(str(tree.path), hot_file_of(files), skipped=skipped)
     seen: dict[bytes, int] = {}
     found: list[tuple[Entry, str, str, str]] = []
     for rel in sorted(files, key=lambda r: (r.startswith("archive/"), r)):
@@ -113,16 +107,18 @@ def scan(root: Path) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
 
 
 def import_tree(project: Project, root: str | Path, *, now: datetime | None = None) -> ImportResult:
-    """Import (or re-import) ``root`` into the project's agent brain (writable)."""
+    """Import (or re-import) ``root`` — a directory inside the project holding the
+    agent brain (BadPathError otherwise) — into that brain (writable).  The brain
+    records the tree's path relative to the project."""
     now = fsrs_math.ensure_utc(now or datetime.now(UTC)).replace(microsecond=0)
-    path = lfiles.require_root(Path(root))
-    found, result = scan(path)
     agent = project.require_agent()
+    tree = import_at(project_of(agent.path), root)
+    found, result = scan(tree)
     with agent.write() as conn:
         ensure_schema(conn)
         lrows.ensure(conn)
         _merge(conn, agent.era, found, result, now)
-        lrows.set_root(conn, str(path), result.hot_file)
+        lrows.set_root(conn, tree.rel, result.hot_file)
     return result
 
 
@@ -136,44 +132,19 @@ def _when(date: str | None, now: datetime) -> datetime:
     return now
 
 
-class _Groups:
-    """Lessons seen so far (each group's first wording, indexed by word): which group a
-    new wording joins."""
-
-    def __init__(self) -> None:
-        self.order: dict[str, int] = {}
-        self.canon: dict[str, str] = {}
-        self.vocab: dict[str, frozenset[str]] = {}
-        self.index: dict[str, set[str]] = {}
-
-    def add(self, nid: str, canonical: str, vocab: frozenset[str]) -> None:
-        self.order[nid] = len(self.order)
-        self.canon[nid] = canonical
-        self.vocab[nid] = vocab
-        if canonical == nid:  # a new wording is compared with each group's first one
-            for w in vocab:
-                self.index.setdefault(w, set()).add(nid)
-
-    def find(self, vocab: frozenset[str]) -> str | None:
-        """The canonical entry of the first group whose first wording ``vocab`` repeats."""
-        candidates = set().union(*(self.index.get(w, set()) for w in vocab)) if vocab else set()
-        for nid in sorted(candidates, key=self.order.__getitem__):
-            if similar(self.vocab[nid], vocab):
-                return self.canon[nid]
-        return None
-
-
 def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None:  # type: ignore[no-untyped-def]
     known = {r["entry_key"]: r for r in lrows.entries(conn)}
     states = statuses(conn, era, [r["neuron_id"] for r in known.values()])
     contents = _contents(conn, [r["neuron_id"] for r in known.values()])
-    groups = _Groups()
-    for r in known.values():
-        nid = r["neuron_id"]
-        groups.add(nid, r["canonical"] or nid, words(contents.get(nid, "")))
+    old = {r["neuron_id"]: words(contents.get(r["neuron_id"], "")) for r in known.values()}
     fresh = {key: e.text for e, _s, _t, key in found if key not in known}
+    vocab = {key: words(text) for key, text in fresh.items()}
+    groups = Groups([*old.values(), *vocab.values()])
+    for r in known.values():
+        groups.add(r["neuron_id"], r["canonical"] or r["neuron_id"], old[r["neuron_id"]])
     buried_all = near_many(conn, fresh) if fresh else {}
     log = EffectLog(conn)
+    new = _New()
     relocated: list[tuple[str, int, str, str]] = []
     touched: set[str] = set()
     now_s = fsrs_math.format_ts(now)
@@ -199,29 +170,47 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             continue
         nid = "r-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
         created = _when(e.date, now)
-        mine = words(e.text)
+        mine = vocab[key]
         canonical = groups.find(mine)
-        _add_neuron(log, era, nid, e, skill, created, now_s)
+        new.neurons.append(_neuron(era, nid, e, skill, created, now_s))
         lrows_row = {
             "neuron_id": nid, "entry_key": key, "file": e.file, "line": e.line, "raw": e.raw,
             "skill": skill, "tier": tier, "tier_since": fsrs_math.format_ts(created),
             "entry_date": e.date, "status": e.status, "priority": e.priority,
             "block": int(e.block_id is not None), "canonical": canonical, "imported_at": now_s,
         }  # fmt: skip
-        log.insert("brainview_learning", [lrows_row])
+        new.learning.append(lrows_row)
         touched.add(nid)
         if canonical is not None:
-            _link(log, era, nid, canonical, now_s)
-            fired = fsrs_math.format_ts(created)
-            write_spikes(log, era, [(canonical, 3)], fired, SESSION, f"learnings:use {e.file}")
+            new.links.append((nid, canonical))
+            new.uses.append((canonical, fsrs_math.format_ts(created), f"learnings:use {e.file}"))
             touched.add(canonical)
             result.linked += 1
         groups.add(nid, canonical or nid, mine)
         known[key] = lrows_row
         result.added.append((e.file, e.line, nid))
+    new.write(log, era, now_s)
     lrows.relocate(conn, relocated, now_s)
     if era.card_source == "fsrs_state":
         _replay_cards(log, sorted(touched))
+
+
+@dataclass
+class _New:
+    """What an import adds, written in one statement per table at the end (row by
+    row, each linked synapse was read back with every link of its group: quadratic)."""
+
+    neurons: list[dict[str, object]] = field(default_factory=list)
+    learning: list[dict[str, object]] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    uses: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def write(self, log: EffectLog, era: Era, now_s: str) -> None:
+        log.insert("neuron", self.neurons)
+        log.insert("brainview_learning", self.learning)
+        _link(log, era, self.links, now_s)
+        for canonical, fired, notes in self.uses:  # a use: one spike at the wording's date
+            write_spikes(log, era, [(canonical, 3)], fired, SESSION, notes)
 
 
 def _contents(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -229,9 +218,9 @@ def _contents(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untype
     return {k[0]: str(r.get("content") or "") for k, r in rows.items()}
 
 
-def _add_neuron(
-    log: EffectLog, era: Era, nid: str, e: Entry, skill: str, created, now_s: str
-) -> None:  # type: ignore[no-untyped-def]
+def _neuron(
+    era: Era, nid: str, e: Entry, skill: str, created: datetime, now_s: str
+) -> dict[str, object]:
     at = fsrs_math.format_ts(created)
     row = {"id": nid, "content": e.text or "(empty)", "type": "reflection", "domain": skill,
            "created_at": at}  # fmt: skip
@@ -239,22 +228,23 @@ def _add_neuron(
         row["source"] = f"learnings:{e.file}:{e.line}"
     if "updated_at" in era.neuron_cols:
         row["updated_at"] = now_s
-    log.insert("neuron", [row])
+    return row
 
 
 def learnings_root(path: Path) -> Path:
     """``path`` as a ``.learnings`` root to import, or a one-line error (missing, not a
     directory, a symlink)."""
-    return lfiles.require_root(path)
+    return require_dir(path)
 
 
-def _link(log: EffectLog, era: Era, a: str, b: str, now_s: str) -> None:
+def _link(log: EffectLog, era: Era, pairs: list[tuple[str, str]], now_s: str) -> None:
+    """Each ``(new wording, canonical)`` pair linked ``relates_to`` both ways."""
     extra: dict[str, object] = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
     extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
     log.insert(
         "synapse",
         [{"pre": p, "post": q, "type": "relates_to", "weight": LINK_WEIGHT, **extra}
-         for p, q in ((a, b), (b, a))],
+         for a, b in pairs for p, q in ((a, b), (b, a))],
     )  # fmt: skip
 
 

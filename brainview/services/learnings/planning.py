@@ -16,7 +16,6 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_kinds import LEARNING_KIND
@@ -32,6 +31,7 @@ from brainview.core.learnings_tiers import (
 )
 from brainview.errors import BrainviewError, NotFoundError
 from brainview.services.intake import parse_batch, store
+from brainview.services.learnings.tree import Tree, tree_of
 from brainview.services.lifecycle import INVALIDATED, LIVE, statuses
 from brainview.services.project import Project
 from brainview.store import learnings_files as lfiles
@@ -89,12 +89,12 @@ def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-
     return out
 
 
-def _over_limit(item: Item, root: Path, hot_file: str) -> Item:
+def _over_limit(item: Item, tree: Tree, hot_file: str) -> Item:
     """A promotion into a HOT file already at its 100-line limit says so."""
     if item.action != PROMOTE:
         return item
     try:
-        data = lfiles.read_file(root, hot_file) or b""
+        data = lfiles.read_file(tree, hot_file) or b""
     except (BrainviewError, OSError):
         return item
     n = len(split_lines(data))
@@ -137,16 +137,14 @@ def plan_moves(
     agent = project.require_agent()
     result = PlanResult()
     with agent.read() as conn:
-        root = lrows.root(conn)
-        if root is None:
+        found = tree_of(conn)
+        if found is None:
             raise NotFoundError("no .learnings tree imported yet (brainview learnings import DIR)")
+        tree, hot_file = found
         rows = lrows.entries(conn)
         entries = states(conn, agent.era, rows)
         pending = lrows.pending_moves(conn)
-    items = [
-        _over_limit(i, Path(root[0]), root[1])
-        for i in plan(entries, now, root[1], rules or Rules())
-    ]
+    items = [_over_limit(i, tree, hot_file) for i in plan(entries, now, hot_file, rules or Rules())]
     fresh = [i for i in items if i.entry.neuron_id not in pending]
     result.already_pending = len(items) - len(fresh)
     raw = [_proposal(i, now) for i in fresh]
