@@ -2,6 +2,16 @@
 
 Read-only unless a write is asked for; writers get WAL, a busy timeout and
 ``BEGIN IMMEDIATE`` transactions.  Errors become one-line :mod:`brainview.errors`.
+
+A :class:`Brain` holds **no connection between units of work** (``NullPool``): each
+:meth:`Brain.read` / :meth:`Brain.write` opens one and closes it at the end.  An idle
+connection would keep the brain's ``-wal``/``-shm`` alive; when the file is then
+replaced (a restore, ``git checkout``), any process opening the new file reads it
+through the old WAL and, closing last, checkpoints those frames into the restored
+file — permanently corrupting it.  With nothing held, the last close folds the WAL
+into the file it belongs to and removes it, so a long-running face (console, ``mcp``,
+``serve``) leaves nothing behind for a replacement to be read through.  Opening a
+connection costs ~0.2 ms.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from typing import Literal
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.pool import NullPool
 
 from brainview.errors import (
     BrainviewError,
@@ -44,9 +54,6 @@ class Brain:
     writable: bool
     identity: tuple[int, int] | None = None
     """``(st_dev, st_ino)`` of the file when it was opened."""
-    anchor: sqlite3.Connection | None = None
-    """A connection opened with the brain, so surely to *that* file: when the file is
-    replaced under us it empties the old WAL (see :meth:`release_moved`)."""
 
     def moved(self) -> bool:
         """Whether the file at ``path`` is gone or is no longer the one we opened
@@ -66,6 +73,7 @@ class Brain:
         self._refuse_if_moved()
         try:
             with self.engine.connect() as conn:
+                self._refuse_if_moved()  # replaced between the check and the open
                 yield conn
         except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
             raise translate_sqlite(err, self.path) from None
@@ -111,33 +119,20 @@ class Brain:
         return int(conn.exec_driver_sql("PRAGMA data_version").scalar_one())
 
     def release_moved(self) -> bool:
-        """After the file was replaced (restore from backup, ``git checkout``): fold the
-        old file's WAL into the old file and empty it, so the file now at ``path`` is
-        not read through frames that belong to its predecessor.  ``False`` when another
-        process still uses that WAL (then it is left alone)."""
-        if self.anchor is None:
-            return True
-        try:
-            busy = self.anchor.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-        except sqlite3.Error:
-            return False
-        return not busy
+        """After the file was replaced: ``True`` — no connection of ours outlives a unit
+        of work, so no WAL of the old file is held open by us (the module doc)."""
+        return True
 
     def dispose(self) -> None:
-        """Close pooled connections (and the anchor)."""
+        """Close any connection still open (none between units of work)."""
         self.engine.dispose()
-        if self.anchor is not None:
-            self.anchor.close()
-            self.anchor = None
 
 
 def _make_engine(path: Path, writable: bool) -> Engine:
     def creator() -> sqlite3.Connection:
         return connect(path, write=writable, timeout=busy_timeout())
 
-    engine = create_engine(
-        "sqlite+pysqlite://", creator=creator, poolclass=QueuePool, pool_size=4, max_overflow=4
-    )
+    engine = create_engine("sqlite+pysqlite://", creator=creator, poolclass=NullPool)
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
@@ -193,11 +188,6 @@ def open_brain(
     except BrainviewError:
         engine.dispose()
         raise
-    try:
-        anchor = connect(path, write=False, timeout=busy_timeout())
-    except sqlite3.Error as err:
-        engine.dispose()
-        raise translate_sqlite(err, path) from None
     return Brain(
         path=path,
         role=role,
@@ -205,5 +195,4 @@ def open_brain(
         engine=engine,
         writable=write,
         identity=identity,
-        anchor=anchor,
     )

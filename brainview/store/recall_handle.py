@@ -1,18 +1,31 @@
-"""One recall handle per agent brain: its index and a connection of its own.
+"""One recall handle per agent brain: its index, and the brain opened only while used.
 
-The handle's connection reads the agent brain for recall and appends to the recall log.
-SQLite's ``PRAGMA data_version`` on it changes whenever *another* connection (another
-process, or another connection of this one) commits, and never for its own commits: so a
-warm recall skips even the fingerprint scan when nothing was written since the last one,
-and logging a recall does not make the next one think the brain changed.  Handles are
-kept for the last few brains a process used (a long-running MCP server keeps its own);
-a brain replaced on disk gets a new one.
+A handle keeps no connection to the brain between uses.  A connection left open while
+idle keeps the brain's ``-wal`` and ``-shm`` alive; when the brain is then replaced on
+disk (a restore from a backup, ``git checkout``), the next process to open the new file
+reads it through the old file's WAL and, being the last to close, checkpoints those
+frames *into the restored file* — a corruption no later repair undoes.  So
+:meth:`Handle.reading` and :meth:`Handle.writing` open a connection, check that it is
+the file the handle was made for, and close it at the end; the last close folds the WAL
+into the file and removes it.
+
+Knowing that nothing changed since the last recall without re-reading the brain (the
+index fingerprint is a scan of every neuron: 0.1–0.3 s at 100,000) uses the files'
+``stat`` — which opens no descriptor: the brain's and its ``-wal``'s inode, size and
+modification time.  Any commit changes one of them, unless it lands in the same
+timestamp tick as the ``stat`` that was taken; a stamp is therefore trusted only once
+every time in it is :data:`SETTLED_NS` older than the moment it was taken (else the next
+recall checks the fingerprint).  Brainview's own recall-log write is bracketed by
+``PRAGMA data_version`` on its connection, so a commit by someone else at that moment is
+never mistaken for ours.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,59 +33,115 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brainview.errors import ReplacedError
 from brainview.store import recall_index
-from brainview.store.connect import busy_timeout, connect, use_wal
+from brainview.store.connect import busy_timeout, connect, file_identity, use_wal
 from brainview.store.schema_guard import refuse_unsafe
 
 SLOTS = 4
+SETTLED_NS = 50_000_000
+"""How much older than the ``stat`` a file time must be to trust the stamp (50 ms: far
+more than a file-timestamp tick)."""
+
+Stamp = tuple[Any, ...]
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """The brain's and its WAL's ``(inode, size, mtime, ctime)``, or ``None`` when the
+    brain is gone or the stamp is not yet settled (a commit in the same timestamp tick
+    could hide behind it)."""
+    taken = time.time_ns()
+    stamp = _stat_stamp(path)
+    if stamp is None:
+        return None
+    newest = max(max(part[3], part[4]) for part in stamp if part is not None)
+    return stamp if taken - newest >= SETTLED_NS else None
 
 
 @dataclass
 class Handle:
-    """An agent brain's recall index and connection."""
+    """An agent brain's recall index, and how to reach the brain."""
 
     path: Path
     identity: tuple[int, int] | None
     idx: sqlite3.Connection
-    agent: sqlite3.Connection
     writable: bool
-    seen_version: int | None = None
+    seen: Stamp | None = None
+    """The brain's stamp when the index was last known current (``None``: unknown)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     edges: dict[str, list[Any]] = field(default_factory=dict)
-    """Synapses read by earlier recalls, by node; emptied whenever another connection
-    commits to the agent brain (``data_version`` moved), so never stale."""
+    """Synapses read by earlier recalls, by node; emptied whenever the brain's stamp
+    moved, so never stale."""
 
-    def version(self) -> int:
-        return int(self.agent.execute("PRAGMA data_version").fetchone()[0])
+    def current(self) -> bool:
+        """Whether nothing was committed to the brain since :attr:`seen` was taken."""
+        return self.seen is not None and stamp_of(self.path) == self.seen
+
+    @contextmanager
+    def _connection(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        conn = connect(self.path, write=write, timeout=busy_timeout())
+        try:
+            if self.identity is not None and file_identity(self.path) != self.identity:
+                raise ReplacedError(f"the agent brain was replaced on disk: {self.path}")
+            yield conn
+        finally:
+            conn.close()
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction on the agent brain."""
-        self.agent.execute("BEGIN")
-        try:
-            yield self.agent
-        finally:
-            self.agent.execute("COMMIT")
+        """One read transaction on the agent brain (its own connection, closed after)."""
+        with self._connection(write=False) as conn:
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                conn.execute("COMMIT")
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction on the agent brain, refused (nothing
-        written) when its schema holds what Spikuit never creates, like every write."""
-        if self.agent.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            refuse_unsafe(self.agent, self.path, "agent", self.identity)
-            use_wal(self.agent)
-        self.agent.execute("BEGIN IMMEDIATE")
-        try:
-            refuse_unsafe(self.agent, self.path, "agent", self.identity)
-            yield self.agent
-        except BaseException:
-            self.agent.execute("ROLLBACK")
-            raise
-        self.agent.execute("COMMIT")
+        written) when its schema holds what Spikuit never creates, like every write.
+        When the index was current before and nobody else committed meanwhile, it is
+        still current after (our writes never touch what it indexes)."""
+        ours: Stamp | None = None
+        with self._connection(write=True) as conn:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                refuse_unsafe(conn, self.path, "agent", self.identity)
+                use_wal(conn)
+            conn.execute("BEGIN IMMEDIATE")
+            was_current = self.current()  # the write lock is held: nobody commits now
+            try:
+                refuse_unsafe(conn, self.path, "agent", self.identity)
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            before = conn.execute("PRAGMA data_version").fetchone()[0]
+            ours = _stat_stamp(self.path)
+            if conn.execute("PRAGMA data_version").fetchone()[0] != before or not was_current:
+                ours = None
+        closed = _stat_stamp(self.path)  # the last close folds the WAL in and removes it
+        if ours is not None and closed is not None and (closed == ours or closed[1] is None):
+            self.seen = closed
+        else:
+            self.seen = None
 
     def close(self) -> None:
         self.idx.close()
-        self.agent.close()
+
+
+def _stat_stamp(path: Path) -> Stamp | None:
+    """The stamp as it is, settled or not."""
+    parts: list[Any] = []
+    for p in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = os.stat(p)
+        except OSError:
+            parts.append(None)
+            continue
+        parts.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(parts) if parts[0] is not None else None
 
 
 _handles: OrderedDict[tuple[str, tuple[int, int] | None], Handle] = OrderedDict()
@@ -80,20 +149,20 @@ _lock = threading.Lock()
 
 
 def handle_for(path: Path, identity: tuple[int, int] | None, writable: bool) -> Handle:
-    """The handle of the agent brain at ``path`` (opened on first use)."""
+    """The handle of the agent brain at ``path`` (its index opened on first use)."""
     key = (str(Path(path).resolve()), identity)
     with _lock:
         found = _handles.get(key)
-        if found is not None and (found.writable or not writable):
+        if found is not None:
+            found.writable = found.writable or writable
             _handles.move_to_end(key)
             return found
-        if found is not None:
-            _handles.pop(key).close()
+        for old in [k for k in _handles if k[0] == key[0]]:  # that path's replaced file
+            _handles.pop(old).close()
         handle = Handle(
             path=Path(path),
             identity=identity,
             idx=recall_index.open_index(Path(path), identity),
-            agent=connect(Path(path), write=writable, timeout=busy_timeout()),
             writable=writable,
         )
         _handles[key] = handle

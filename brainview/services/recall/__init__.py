@@ -40,7 +40,7 @@ from brainview.services.recall.finish import (
 )
 from brainview.services.recall.result import Hit, RecallQuery, RecallResult
 from brainview.store import recall_graph, recall_index, recall_log
-from brainview.store.recall_handle import Handle, handle_for
+from brainview.store.recall_handle import Handle, handle_for, stamp_of
 from brainview.store.rows import driver
 
 LEXICAL_POOL = 200
@@ -104,11 +104,12 @@ def _writable(path: Any) -> bool:
 
 
 def _fresh(handle: Handle, project: Project) -> str:
-    """Sync the index unless nothing was committed to the agent brain since last time."""
-    version = handle.version()
-    if version == handle.seen_version:
+    """Sync the index unless nothing was committed to the agent brain since last time
+    (:mod:`brainview.store.recall_handle`: told by the files' ``stat``, no scan)."""
+    if handle.current():
         return "current"
-    handle.edges.clear()  # another connection committed: synapses may have changed
+    seen = stamp_of(handle.path)  # taken before the read: a commit after it moves it
+    handle.edges.clear()  # someone committed: synapses may have changed
 
     def titles(ids: list[str]) -> dict[str, str]:
         with project.user.read() as conn:
@@ -117,7 +118,7 @@ def _fresh(handle: Handle, project: Project) -> str:
     assert project.agent is not None
     with handle.reading() as conn:
         how = recall_index.sync(handle.idx, conn, project.agent.era.neuron_cols, titles)
-    handle.seen_version = version
+    handle.seen = seen
     return how
 
 
