@@ -20,6 +20,7 @@ from typing import Any, Literal
 from brainview.core.grading import STANCES
 from brainview.core.params import ParamError
 from brainview.core.safe_text import clean
+from brainview.core.text_rules import text_problem
 
 OUTCOME_KIND = "outcome"
 """The ``brainview_proposal.kind`` of a recorded outcome (never a proposable kind)."""
@@ -127,11 +128,14 @@ class OutcomeReport:
             raise _fail("situation", f"required one line of at most {MAX_SITUATION} characters")
         if "\n" in s or "\r" in s:
             raise _fail("situation", "must be one line")
+        _free_text(s, "situation")
         if self.lesson is not None and (
             not isinstance(self.lesson, str) or not self.lesson.strip()
             or len(self.lesson) > MAX_LESSON
         ):  # fmt: skip
             raise _fail("lesson", f"must be non-empty text of at most {MAX_LESSON} characters")
+        if self.lesson is not None:
+            _free_text(self.lesson, "lesson")
         if self.runtime is not None:
             _name(self.runtime, "runtime", MAX_ID)
         _check_consulted(self.consulted)
@@ -175,6 +179,15 @@ def _check_consulted(items: object) -> None:
             raise _fail(f"{where}.stance", f"must be one of {', '.join(STANCES)}")
         if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE):
             raise _fail(f"{where}.note", f"must be text of at most {MAX_NOTE} characters")
+        if note is not None:
+            _free_text(note, f"{where}.note")
+
+
+def _free_text(value: str, fld: str) -> None:
+    """The free-text rule (:mod:`brainview.core.text_rules`): no ESC, OSC, C1, bidi, NUL."""
+    why = text_problem(value)
+    if why is not None:
+        raise _fail(fld, why)
 
 
 def new_id() -> str:

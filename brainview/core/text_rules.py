@@ -114,3 +114,19 @@ def check_text(field: str, value: object, *, max_len: int, required: bool = Fals
     if why:
         raise FieldError(field, why)
     return value
+
+
+def row_problem(table: str, row: dict[str, object], cols: object = None) -> str | None:
+    """``table.column: why`` for the first string value in ``row`` (only ``cols`` when
+    given) that free text may not hold, else ``None``: the rule every row a brainview
+    write stores passes (:class:`brainview.store.effects.EffectLog`), whatever path
+    built it — a proposal, an outcome, a ``.learnings/`` entry, a lifecycle action.
+    ``*_json`` columns are encoded data (snapshots of rows as they were), not text."""
+    names = row if cols is None else cols
+    for col in names:  # type: ignore[attr-defined]
+        value = row.get(col)
+        if isinstance(value, str) and not str(col).endswith("_json"):  # JSON: encoded data
+            found = _TEXT_BAD.search(value)
+            if found is not None:
+                return f"{table}.{col}: {describe(found.group()[0])}"
+    return None

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection
 
-from brainview.errors import ConflictError
+from brainview.core.text_rules import row_problem
+from brainview.errors import ConflictError, InvalidInputError
 from brainview.store.effect_codec import (
     GROUPED_OPS,
     LEGACY_OPS,
@@ -63,8 +64,22 @@ CHANGE_LOG = frozenset({"changeset", "event"})
 """Spikuit's change log: recorded, never reverted (history only grows)."""
 
 
+def refuse_unsafe_text(table: str, rows: Sequence[Row], cols: Sequence[str] | None = None) -> None:
+    """The door's text rule: no row brainview writes carries ESC, OSC, C1, bidi or NUL
+    in a string (:func:`brainview.core.text_rules.row_problem`), whichever path built it.
+    Refused before the statement runs; the caller's transaction then rolls back whole."""
+    for row in rows:
+        why = row_problem(table, row, cols)
+        if why is not None:
+            raise InvalidInputError(f"refusing to write {why}; nothing was written")
+
+
 class EffectLog:
-    """Writes rows and remembers each one's before- and after-image."""
+    """Writes rows and remembers each one's before- and after-image.
+
+    It is the door every agent-brain row change of a decision, an outcome, a lifecycle
+    batch or an import goes through: new and changed string values pass the text rule
+    (:func:`refuse_unsafe_text`) before any statement runs."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
@@ -109,6 +124,7 @@ class EffectLog:
         return the stored rows, read back so column defaults are in the after-image."""
         if not rows:
             return []
+        refuse_unsafe_text(table, rows)
         cols = tuple(rows[0])
         get = key_getter(table)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
@@ -128,6 +144,7 @@ class EffectLog:
         """
         if not rows:
             return []
+        refuse_unsafe_text(table, rows)
         cols = tuple(rows[0])
         top = self.raw.execute(f"SELECT MAX(rowid) FROM {table}").fetchone()[0] or 0
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
@@ -150,6 +167,7 @@ class EffectLog:
         groups: dict[tuple[str, ...], list[tuple[Row, Row]]] = {}
         for before, new in changes:
             if new:
+                refuse_unsafe_text(table, [new])
                 groups.setdefault(tuple(new), []).append((before, new))
         pk = PRIMARY_KEYS[table]
         cond = " AND ".join(f"{c} = ?" for c in pk)
