@@ -182,9 +182,31 @@ def _findings(conn: sqlite3.Connection, rows: list[tuple[object, ...]]) -> list[
     return found
 
 
+OWN_BEFORE = frozenset(
+    {
+        "create table brainview_learning ( neuron_id text primary key, entry_key text not "
+        "null unique, file text not null, line integer not null, raw blob not null, skill "
+        "text not null, tier text not null, tier_since text not null, entry_date text, "
+        "status text, priority text, block integer not null default 0, canonical text, "
+        "imported_at text not null )",
+        "create table brainview_learning_root ( id integer primary key check (id = 1), "
+        "path text not null, hot_file text not null )",
+    }
+)
+"""Tables earlier brainview releases created with a ``UNIQUE`` or ``CHECK`` of their own
+(whitespace folded, lower case): exactly these, and nothing planted in them, pass."""
+
+
+def _normal(sql: str) -> str:
+    """``sql`` with parentheses spaced, whitespace folded and letters lowered."""
+    return " ".join(re.sub(r"([(),])", r" \1 ", sql).split()).lower()
+
+
 def _table_findings(conn: sqlite3.Connection, table: str, sql: str) -> list[Finding]:
     if sql.lstrip().upper().startswith("CREATE VIRTUAL"):
         return [Finding("a virtual table", table, table)]
+    if _normal(sql) in _OWN_BEFORE_NORMAL:
+        return []
     out: list[Finding] = []
     q = _quoted(table)
     cols = conn.execute(f"PRAGMA table_xinfo({q})").fetchall()
@@ -216,6 +238,8 @@ def _index_problem(conn: sqlite3.Connection, index: str, unique: bool, partial: 
         return "an expression index"
     return None
 
+
+_OWN_BEFORE_NORMAL = frozenset(_normal(t) for t in OWN_BEFORE)
 
 _CLEAN: set[tuple[int, int, bytes]] = set()
 """``(st_dev, st_ino, digest of sqlite_master)`` of files found clean: reading the

@@ -230,3 +230,19 @@ def test_recover_is_a_real_command(demo) -> None:  # type: ignore[no-untyped-def
     out = ok_json("recover", "--roll-back", "-C", str(root), "--json")
     assert [i["state"] for i in out["intents"]] == ["rolled_back"]
     assert ok_json("proposals", "show", pid, "-C", str(root))["status"] == "pending"
+
+
+def test_tables_earlier_releases_created_pass_and_nothing_planted_in_them(tmp_path: Path) -> None:
+    """``brainview_learning`` and its root were made with a UNIQUE and a CHECK before this
+    release: exactly those definitions pass, any change to them is a finding."""
+    from brainview.store.schema_guard import OWN_BEFORE
+
+    db = tmp_path / "old.db"
+    execute(db, ";".join(OWN_BEFORE))
+    conn = sqlite3.connect(db)
+    try:
+        assert findings(conn) == []
+        conn.execute("ALTER TABLE brainview_learning ADD COLUMN z INTEGER CHECK (z IS NULL)")
+        assert {f.what for f in findings(conn)} >= {"a CHECK constraint"}
+    finally:
+        conn.close()
