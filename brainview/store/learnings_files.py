@@ -23,8 +23,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainview.errors import BadPathError, ConflictError, DiskFullError, ReadOnlyError
+from brainview.errors import (
+    BadPathError,
+    ConflictError,
+    DiskFullError,
+    InvalidInputError,
+    ReadOnlyError,
+)
 from brainview.store import learnings_fd as fdio
+from brainview.store.connect import refuse_brain_path
 
 BACKUP_DIR = ".brainview-backups"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -103,10 +110,11 @@ def read_tree(tree: Tree) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
             if name.startswith(".") or not name.endswith(".md"):
                 continue
             try:
+                refuse_brain_path(tree.path / rel, "learnings")  # by name and identity
                 data = fdio.read(dir_fd, name, rel, MAX_FILE_BYTES)
             except fdio.TooLargeError:
                 skipped.append((rel, f"larger than {MAX_FILE_BYTES} bytes"))
-            except BadPathError:
+            except (BadPathError, InvalidInputError):
                 skipped.append((rel, "not a regular file"))
             except OSError as err:
                 skipped.append((rel, f"unreadable ({err.strerror})"))
@@ -121,6 +129,7 @@ def read_file(tree: Tree, rel: str) -> bytes | None:
     symbolic link at any component, is refused."""
     dirs, name = tree.locate(rel)
     shown = str(tree.project.joinpath(*dirs, name))
+    refuse_brain_path(shown, "learnings")  # by name and identity; again on the descriptor
     try:
         with _at(tree, dirs, shown) as fd:
             return fdio.read(fd, name, shown, MAX_FILE_BYTES)

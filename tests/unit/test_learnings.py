@@ -356,13 +356,17 @@ def test_invalidated_entry_leaves_hot_for_archive_and_is_not_reimported(tmp_path
 def test_hostile_lines_import_and_move_byte_for_byte(tmp_path: Path) -> None:
     nasty = (
         f"- [{day(70)}] ".encode()
-        + b"\x1b]0;PWNED\x07 \xff\xfe bad utf8 \x00 nul "
-        + b"\xe2\x80\xae rlo [bold]markup[/bold] "
+        + b"\xff\xfe bad utf8 \t tab [bold]markup[/bold] [@click=quit]x "
         + b"x" * 300_000
         + b"\r\n"
     )
-    crlf = b"---\r\nfront: matter\r\n---\r\n# HOT\r\n\r\n" + nasty + b"trailing prose"
+    # Text the write door refuses (OSC, NUL, bidi): reported, left in its file as is.
+    refused = f"- [{day(70)}] ".encode() + b"\x1b]0;PWNED\x07 \x00 nul \xe2\x80\xae rlo\r\n"
+    crlf = b"---\r\nfront: matter\r\n---\r\n# HOT\r\n\r\n" + nasty + refused + b"trailing prose"
     ws, root = tree(tmp_path, {"HOT.md": crlf, "corrections.md": b"# C\n\n- [2026-01-01] a"})
+    assert agent_sql(ws, "SELECT line FROM brainview_learning WHERE file = 'HOT.md'") == [(6,)]
+    again = cli("learnings", "import", str(root))
+    assert again.returncode == 0 and "HOT.md:7: neuron.content: control character" in again.stdout
     original = snapshot(root)
     plan(ws)
     (demote,) = [pid for pid, p in pending(ws).items() if p["action"] == "demote"]

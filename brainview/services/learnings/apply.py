@@ -24,8 +24,8 @@ from brainview.core import fsrs_math
 from brainview.core.learnings_edit import Files, Move, Stale, apply_moves, diff_lines
 from brainview.core.learnings_kinds import LEARNING_KIND
 from brainview.core.learnings_parse import split_lines
-from brainview.core.learnings_targets import move_problem
-from brainview.core.learnings_tiers import RETIRE
+from brainview.core.learnings_targets import layout_tier, move_problem
+from brainview.core.learnings_tiers import AGENTS_FILE, RETIRE
 from brainview.core.safe_text import one_line
 from brainview.errors import BadPathError, BrainviewError, ConflictError
 from brainview.services.learnings.tree import Tree, tree_of
@@ -146,6 +146,12 @@ def undo_in(conn: Connection, decision_id: str) -> int:
     if found is None:
         raise ConflictError("the .learnings tree this decision wrote is no longer recorded")
     tree = found[0]
+    for w in writes:  # rows of the agent brain: only the layout's files are put back
+        if w["path"] != AGENTS_FILE and layout_tier(str(w["path"])) is None:
+            raise BadPathError(
+                f"cannot undo {decision_id}: recorded path {one_line(str(w['path']), 120)!r} "
+                "is not a file of the .learnings layout; nothing was undone"
+            )
     for w in reversed(writes):
         before = None if w["before"] is None else bytes(w["before"])
         after = None if w["after"] is None else bytes(w["after"])

@@ -11,7 +11,9 @@ Re-importing is idempotent: an entry is known by its line's bytes and occurrence
 (:func:`~brainview.core.learnings_parse.entry_key`) wherever it moved; moved entries
 are followed, new ones added.  A new entry resembling an invalidated lesson (its
 tombstone) is not imported and is reported, and so is an invalidated entry that
-reappears outside ``archive/``.
+reappears outside ``archive/``; so is a line whose text the write door's text rule
+refuses (ESC, OSC, C1, bidi, NUL: :func:`~brainview.core.text_rules.row_problem`), which
+stays in its file untouched while the rest of the tree is imported.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from fsrs import Rating, Scheduler
 from brainview.core import fsrs_math
 from brainview.core.learnings_groups import Groups
 from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, parse, words
-from brainview.core.text_rules import name_problem
+from brainview.core.text_rules import name_problem, row_problem
 from brainview.services.learnings.tree import Tree, import_at, project_of, require_dir
 from brainview.services.lifecycle import INVALIDATED, statuses
 from brainview.services.lifecycle.tombstones import near_many
@@ -172,13 +174,18 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
         created = _when(e.date, now)
         mine = vocab[key]
         canonical = groups.find(mine)
-        new.neurons.append(_neuron(era, nid, e, skill, created, now_s))
+        neuron = _neuron(era, nid, e, skill, created, now_s)
         lrows_row = {
             "neuron_id": nid, "entry_key": key, "file": e.file, "line": e.line, "raw": e.raw,
             "skill": skill, "tier": tier, "tier_since": fsrs_math.format_ts(created),
             "entry_date": e.date, "status": e.status, "priority": e.priority,
             "block": int(e.block_id is not None), "canonical": canonical, "imported_at": now_s,
         }  # fmt: skip
+        why = row_problem("neuron", neuron) or row_problem("brainview_learning", lrows_row)
+        if why is not None:  # the write door would refuse the whole import: this line only
+            result.blocked.append((e.file, e.line, why))
+            continue
+        new.neurons.append(neuron)
         new.learning.append(lrows_row)
         touched.add(nid)
         if canonical is not None:
@@ -209,8 +216,11 @@ class _New:
         log.insert("neuron", self.neurons)
         log.insert("brainview_learning", self.learning)
         _link(log, era, self.links, now_s)
+        uses: dict[tuple[str, str], list[tuple[str, int]]] = {}
         for canonical, fired, notes in self.uses:  # a use: one spike at the wording's date
-            write_spikes(log, era, [(canonical, 3)], fired, SESSION, notes)
+            uses.setdefault((fired, notes), []).append((canonical, 3))
+        for (fired, notes), spikes in uses.items():
+            write_spikes(log, era, spikes, fired, SESSION, notes)
 
 
 def _contents(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -241,10 +251,11 @@ def _link(log: EffectLog, era: Era, pairs: list[tuple[str, str]], now_s: str) ->
     """Each ``(new wording, canonical)`` pair linked ``relates_to`` both ways."""
     extra: dict[str, object] = {"co_fires": 0} if "co_fires" in era.synapse_cols else {}
     extra.update({c: now_s for c in ("created_at", "updated_at") if c in era.synapse_cols})
-    log.insert(
+    both = sorted(((p, q) for a, b in pairs for p, q in ((a, b), (b, a))), key=lambda x: x[0])
+    log.insert(  # by ``pre``: each read-back chunk then holds few canonicals (and their links)
         "synapse",
         [{"pre": p, "post": q, "type": "relates_to", "weight": LINK_WEIGHT, **extra}
-         for a, b in pairs for p, q in ((a, b), (b, a))],
+         for p, q in both],
     )  # fmt: skip
 
 
