@@ -114,8 +114,11 @@ def read_tree(tree: Tree) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
                 data = fdio.read(dir_fd, name, rel, MAX_FILE_BYTES)
             except fdio.TooLargeError:
                 skipped.append((rel, f"larger than {MAX_FILE_BYTES} bytes"))
-            except (BadPathError, InvalidInputError):
-                skipped.append((rel, "not a regular file"))
+            except InvalidInputError:
+                skipped.append((rel, "a brain database file"))
+            except BadPathError as err:
+                brain = "brain database" in err.message
+                skipped.append((rel, "a brain database file" if brain else "not a regular file"))
             except OSError as err:
                 skipped.append((rel, f"unreadable ({err.strerror})"))
             else:

@@ -283,3 +283,29 @@ def test_a_file_swapped_for_a_link_after_its_check_is_not_read_through(
     contents = [r[0] for r in agent_sql(ws, "SELECT content FROM neuron")]
     assert not any("secret" in c for c in contents)
     assert secret.read_bytes() == b"- [2026-11-01] the secret -> leaked\n"
+
+
+def test_undo_puts_back_only_layout_files(tmp_path: Path) -> None:
+    ws, root = tree(tmp_path, {"HOT.md": HOT_MD, "corrections.md": TRIPLE})
+    plan(ws)
+    with session(ws) as s:
+        (result,) = s.decide([proposal_of(ws, "promote")], "accept")
+    did = result.decision_id
+    (root / "run.sh").write_bytes(b"echo hi\n")
+    agent_write(
+        ws, "UPDATE brainview_learning_write SET path = 'run.sh', after = ? "
+        "WHERE decision_id = ? AND seq = 0", b"echo hi\n", did,
+    )  # fmt: skip
+    after = snapshot(root)
+    with session(ws) as s, pytest.raises(BadPathError, match="not a file of the .learnings"):
+        s.undo(did)
+    assert snapshot(root) == after and (root / "run.sh").read_bytes() == b"echo hi\n"
+
+
+def test_a_hard_link_to_the_open_agent_brain_is_never_read(tmp_path: Path) -> None:
+    ws, root = tree(tmp_path, {"HOT.md": HOT_MD})
+    os.link(ws / ".spikuit" / "agent" / "circuit.db", root / "brain.md")
+    with Project.open(discover(ws), write_agent=True) as project:
+        result = import_tree(project, root, now=NOW)
+    assert ("brain.md", "a brain database file") in result.skipped
+    assert agent_sql(ws, "PRAGMA integrity_check") == [("ok",)]
