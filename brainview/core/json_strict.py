@@ -10,9 +10,12 @@ hand, may still hold ``Infinity`` in ``params_json`` or a card, and SQLite store
 * :func:`finite` returns a value with every non-finite float replaced by ``None``
   (copying only the containers that change);
 * :func:`dumps` writes strict JSON (``allow_nan=False``), cleaning first if needed;
-* :func:`loads_input` reads untrusted JSON (a proposal file, a Spikuit plan) refusing
-  ``NaN``/``Infinity``, numbers that overflow to infinity (``1e400``) and integers of
-  more than :data:`MAX_INT_DIGITS` digits, each with a one-line ``ValueError``.
+* :func:`loads_input` reads untrusted JSON (a proposal file, a Spikuit plan, an outcome
+  report, a ``--draft``, an MCP request line) refusing ``NaN``/``Infinity``, numbers
+  that overflow to infinity (``1e400``), integers of more than :data:`MAX_INT_DIGITS`
+  digits and an object that names a key twice (``{"kind": "note", "kind": "merge"}``:
+  which one a reader keeps differs between parsers, so neither is believed), each with
+  a one-line ``ValueError`` (``duplicate key "kind"``).
 """
 
 from __future__ import annotations
@@ -44,11 +47,34 @@ def _bounded_int(literal: str) -> int:
     return int(literal)
 
 
+def shown_key(key: str, limit: int = 40) -> str:
+    """A key as one printable, quoted line (JSON escapes; cut after ``limit`` characters)."""
+    if len(key) > limit:
+        return json.dumps(key[:limit]) + "…"
+    return json.dumps(key)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {shown_key(key)} in one object")
+            seen.add(key)
+    return out
+
+
 def loads_input(text: str | bytes) -> Any:
-    """Untrusted JSON: ``json.loads`` refusing what is not strict JSON or not a finite,
-    bounded number (``ValueError`` with one line; ``JSONDecodeError`` for syntax)."""
+    """Untrusted JSON: ``json.loads`` refusing what is not strict JSON, not a finite,
+    bounded number, or an object with a duplicate key (``ValueError`` with one line;
+    ``JSONDecodeError`` for syntax)."""
     return json.loads(
-        text, parse_constant=_no_constants, parse_float=_finite, parse_int=_bounded_int
+        text,
+        object_pairs_hook=_unique_keys,
+        parse_constant=_no_constants,
+        parse_float=_finite,
+        parse_int=_bounded_int,
     )
 
 

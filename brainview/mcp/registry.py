@@ -12,14 +12,15 @@ brains, which blocks); the dict comes back as the result's structured content an
 its JSON text; a ``BrainviewError`` comes back as a tool error (``isError``) whose text
 is ``"<kind>: <message>"`` — the message the CLI prints, its kind the ``error`` of the
 CLI's ``--json`` error — with ``{"error", "message", "exit_code"}`` as structured
-content; anything else is ``internal`` (exit code 70), as in :mod:`brainview.cli`.
+content; a SQLite error that escaped untranslated is named as the store names it
+(``not_a_brain``, ``locked``, …); anything else is ``internal`` (exit code 70), as in
+:mod:`brainview.cli` (:mod:`brainview.mcp.failures`).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 
 from brainview.core.safe_text import one_line
-from brainview.errors import BrainviewError, ExitCode
+from brainview.mcp.failures import failure, guarded, success
 from brainview.services.project import Project
 from brainview.services.session import Session as ServiceSession
 from brainview.services.session import curator_session
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 MAX_RUNTIME = 128
 DEFAULT_RUNTIME = "mcp-client"
 _SPEC = "__brainview_tool__"
+__all__ = ["Call", "Session", "ToolSpec", "failure", "guarded", "register", "success", "tool"]
 
 
 @dataclass(frozen=True)
@@ -114,36 +116,6 @@ def tools_of(module: ModuleType) -> Iterator[ToolSpec]:
             yield spec
 
 
-def success(data: Any) -> CallToolResult:
-    """A tool result: the JSON object as structured content and as text."""
-    if isinstance(data, str):
-        data = json.loads(data)
-    text = json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def failure(kind: str, message: str, code: int) -> CallToolResult:
-    """A tool error: ``"<kind>: <message>"``, and the CLI's ``--json`` error object."""
-    message = one_line(message, 500)
-    error = {"error": kind, "message": message, "exit_code": code}
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"{kind}: {message}")],
-        structured_content=error,
-        is_error=True,
-    )
-
-
-def guarded(fn: Callable[[], Any]) -> CallToolResult:
-    """Run ``fn``; its result or its error, as the CLI would report it."""
-    try:
-        return success(fn())
-    except BrainviewError as err:
-        return failure(err.kind, err.message, int(err.code))
-    except Exception as err:  # noqa: BLE001 - the CLI's last line of defence, same words
-        message = f"internal error: {type(err).__name__}: {one_line(str(err), 300)}"
-        return failure("internal", message, int(ExitCode.INTERNAL))
-
-
 def _client_name(ctx: Context) -> str | None:
     params = ctx.session.client_params
     return None if params is None else params.client_info.name
@@ -157,7 +129,7 @@ def register(server: MCPServer, spec: ToolSpec, session: Session) -> None:
     async def run(ctx: Context, **arguments: Any) -> CallToolResult:
         call = session.call(_client_name(ctx))
         work = functools.partial(spec.fn, call, **arguments)
-        return await anyio.to_thread.run_sync(guarded, work)
+        return await anyio.to_thread.run_sync(guarded, work, session.paths)
 
     context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     run.__signature__ = signature.replace(  # type: ignore[attr-defined]

@@ -20,6 +20,8 @@ from pydantic import ValidationError
 from brainview import __version__
 from brainview.errors import ExitCode
 from brainview.mcp import registry, resources
+from brainview.mcp.framing import line_limit
+from brainview.mcp.stdio import stdio_transport
 
 if TYPE_CHECKING:
     from brainview.store.discovery import BrainPaths
@@ -39,7 +41,18 @@ INSTRUCTIONS = (
 
 class Server(MCPServer):
     """The SDK's server; arguments that do not fit a tool's schema are a ``usage`` error,
-    as a bad flag is for the CLI (the SDK would answer with pydantic's report)."""
+    as a bad flag is for the CLI (the SDK would answer with pydantic's report).  Over
+    stdio it reads through :func:`~brainview.mcp.stdio.stdio_transport` (bounded lines,
+    every bad line answered), not the SDK's reader."""
+
+    line_limit: int = 0
+    """The request line limit in bytes (:func:`~brainview.mcp.framing.line_limit`)."""
+
+    async def run_stdio_async(self) -> None:
+        # As MCPServer.run_stdio_async (mcp 2.3.0, pinned), with our transport.
+        lowlevel = self._lowlevel_server
+        async with stdio_transport(self.line_limit) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context | None = None
@@ -56,7 +69,7 @@ class Server(MCPServer):
             return registry.failure("usage", message, int(ExitCode.USAGE))
 
 
-def build(session: registry.Session) -> MCPServer:
+def build(session: registry.Session) -> Server:
     """The server with every group's tools and the resources."""
     server = Server(
         name="brainview",
@@ -73,5 +86,8 @@ def build(session: registry.Session) -> MCPServer:
 
 
 def run(paths: BrainPaths, *, runtime: str | None, clock: Callable[[], datetime]) -> None:
-    """Serve until the client closes stdin."""
-    build(registry.Session(paths, runtime, clock)).run("stdio")
+    """Serve until the client closes stdin (``BRAINVIEW_MCP_MAX_LINE`` checked first)."""
+    limit = line_limit()
+    server = build(registry.Session(paths, runtime, clock))
+    server.line_limit = limit
+    server.run("stdio")

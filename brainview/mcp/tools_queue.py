@@ -76,10 +76,12 @@ def decisions_since(
     changed_at, and grades: [{reflection, stance, grade, grade_name, fired_at}] fired
     into the reflections the proposal consulted. A decision undone later comes back
     once more with undone true (its grades were then taken back). Keep next_cursor and
-    pass it next time; while `more` is true there is another page now.
+    pass it next time; while `more` is true there is another page now. A project without
+    an agent brain yet is `not_found`, as for every other tool.
     """
     query = decision_feed.FeedQuery(
         since=since, cursor=cursor, skills=tuple(skills or ()), limit=limit
     )
     with call.project() as project:
+        project.require_agent()
         return decision_feed.decisions_since(project, query, now=call.now)
