@@ -329,13 +329,20 @@ def test_no_agent_brain_yet_is_not_found(demo) -> None:  # type: ignore[no-untyp
     root, _ = demo
     shutil.rmtree(root / ".spikuit" / "agent")
 
-    async def body(s: ClientSession) -> tuple[dict[str, Any], tuple[str, dict[str, Any]]]:
-        feed = data(await s.call_tool("decisions_since", {}))
-        return feed, error(await s.call_tool("propose", {"proposals": {"kind": "note"}}))
+    async def body(s: ClientSession) -> list[tuple[str, dict[str, Any]]]:
+        calls = [
+            ("decisions_since", {}),
+            ("propose", {"proposals": {"kind": "note"}}),
+            ("recall", {"text": "limits"}),
+            ("inspect_reflection", {"reflection_id": "r-1"}),
+        ]
+        return [error(await s.call_tool(name, args)) for name, args in calls]
 
-    feed, (text, obj) = session_run(root, body)
-    assert feed["decisions"] == []
-    assert obj["error"] == "not_found" and "brainview init-agent" in text
+    got = session_run(root, body)
+    assert len({text for text, _ in got}) == 1  # the same error from every tool
+    for text, obj in got:
+        assert obj["error"] == "not_found" and obj["exit_code"] == 3
+        assert "brainview init-agent" in text
     assert not (root / ".spikuit" / "agent").exists()
 
 
