@@ -10,9 +10,13 @@ finds the same answer from a few candidates.  Fix one total order of all words (
 first, so prefixes hold rare words).  If ``J(x, y) ≥ t`` then ``|x ∩ y| ≥ t·|x|`` and
 ``≥ t·|y|``; the first shared word (in that order) then sits among the first
 ``|x| − ⌈t·|x|⌉ + 1`` words of ``x`` and among the first ``|y| − ⌈t·|y|⌉ + 1`` of ``y``.
-So only groups whose prefix shares a word with the new wording's prefix can match;
-each candidate is still checked with :func:`similar` itself, so the answer is exactly
-the one the exhaustive scan gives.
+So only groups whose prefix shares a word with the new wording's prefix can match.
+The positional filter (Xiao et al., "Efficient similarity joins for near duplicate
+detection", 2008) drops more: ``J ≥ t`` needs an overlap of ``t/(1+t)·(|x|+|y|)``, and
+when the words shared so far are counted and a shared word sits at position ``i`` of
+``x`` and ``j`` of ``y``, at most ``1 + min(|x|−i−1, |y|−j−1)`` more can follow.  Each
+candidate left is still checked with :func:`similar` itself, so the answer is exactly
+the one the exhaustive scan gives (``tests/unit/test_learnings_groups.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from collections.abc import Iterable
 from brainview.core.learnings_parse import similar
 
 THRESHOLD = 0.5
+RATIO = THRESHOLD / (1 + THRESHOLD)
+"""``J(x, y) ≥ t`` ⇔ ``|x ∩ y| ≥ t/(1+t)·(|x| + |y|)``."""
 
 
 def prefix_length(size: int, threshold: float = THRESHOLD) -> int:
@@ -46,7 +52,8 @@ class Groups:
         self.order: dict[str, int] = {}
         self.canon: dict[str, str] = {}
         self.vocab: dict[str, frozenset[str]] = {}
-        self.index: dict[str, list[str]] = {}
+        self.index: dict[str, list[tuple[str, int, int]]] = {}
+        """word → ``(group, its position in the group's prefix, the group's size)``."""
 
     def _prefix(self, vocab: frozenset[str]) -> list[str]:
         ranked = sorted(vocab, key=lambda w: (self.df.get(w, 0), w))
@@ -57,18 +64,33 @@ class Groups:
         self.canon[nid] = canonical
         self.vocab[nid] = vocab
         if canonical == nid and vocab:  # new wordings are compared with first wordings
-            for w in self._prefix(vocab):
-                self.index.setdefault(w, []).append(nid)
+            for j, w in enumerate(self._prefix(vocab)):
+                self.index.setdefault(w, []).append((nid, j, len(vocab)))
 
     def find(self, vocab: frozenset[str]) -> str | None:
         """The canonical entry of the first group whose first wording ``vocab``
         repeats (``None``: a new lesson)."""
         if not vocab:
             return None
-        candidates: set[str] = set()
-        for w in self._prefix(vocab):
-            candidates.update(self.index.get(w, ()))
-        for nid in sorted(candidates, key=self.order.__getitem__):
+        size = len(vocab)
+        shared: dict[str, int] = {}  # candidate → words shared so far (in the order)
+        dropped: set[str] = set()
+        need: dict[int, int] = {}  # a candidate's size → the overlap J ≥ t needs
+        for i, w in enumerate(self._prefix(vocab)):
+            left = size - i - 1
+            for nid, j, other in self.index.get(w, ()):
+                if nid in dropped:
+                    continue
+                least = need.get(other)
+                if least is None:
+                    least = need[other] = math.ceil(RATIO * (size + other) - 1e-9)
+                have = shared.get(nid, 0)
+                if have + 1 + min(left, other - j - 1) < least:
+                    dropped.add(nid)
+                    shared.pop(nid, None)
+                else:
+                    shared[nid] = have + 1
+        for nid in sorted(shared, key=self.order.__getitem__):
             if similar(self.vocab[nid], vocab):
                 return self.canon[nid]
         return None
