@@ -21,8 +21,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
-from pydantic import ValidationError
+from mcp_types import (
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    jsonrpc_message_adapter,
+)
+from pydantic import BaseModel, ValidationError
 
 from brainview.core.json_strict import loads_input
 from brainview.core.safe_text import one_line
@@ -86,11 +93,26 @@ def _shape_problem(value: Any) -> str | None:
     if "method" in value and not isinstance(value["method"], str):
         return '"method" must be a string'
     rid = value.get("id")
-    if "id" in value and (isinstance(rid, bool) or not isinstance(rid, str | int | None)):
-        return '"id" must be a string, an integer or null'
-    if "method" not in value and "result" not in value and "error" not in value:
+    if isinstance(rid, bool) or not isinstance(rid, str | int | None):
+        return '"id" must be a string or an integer'
+    if "method" in value:
+        return (
+            '"id" must be a string or an integer, not null'
+            if "id" in value and rid is None
+            else None
+        )
+    if "result" not in value and "error" not in value:
         return 'expected "method" (a request or notification), or "result" / "error"'
+    if "result" in value and "error" in value:
+        return 'a response holds "result" or "error", not both'
     return None
+
+
+def _model(value: dict[str, Any]) -> type[BaseModel]:
+    """The one message type ``value`` claims to be (for a precise complaint)."""
+    if "method" in value:
+        return JSONRPCRequest if "id" in value else JSONRPCNotification
+    return JSONRPCResponse if "result" in value else JSONRPCError
 
 
 def _check_tree(value: Any, strings: bool) -> str | None:
@@ -142,7 +164,13 @@ def decode(item: bytes | Oversized, limit: int) -> JSONRPCMessage | WireError | 
         return _invalid(problem, value)
     try:
         return jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:
+        pass
+    try:
+        _model(value).model_validate(value, by_name=False)
+        problem = "not a JSON-RPC 2.0 message"
     except ValidationError as err:
-        first = err.errors()[0] if err.errors() else {"loc": (), "msg": "invalid"}
-        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        return _invalid(f"{where}: {first['msg']}", value)
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        problem = f"{where}: {first['msg']}"
+    return _invalid(problem, value)
