@@ -67,7 +67,8 @@ def step(dir_fd: int, name: str, shown: str) -> int:
     except OSError as err:
         if err.errno in (errno.ELOOP, errno.ENOTDIR):
             raise BadPathError(
-                f"{shown} is a symbolic link or not a directory; refusing to go through it"
+                f"{name!r} on the way to {shown} is a symbolic link or not a directory; "
+                "refusing to go through it"
             ) from None
         raise
 
