@@ -73,9 +73,30 @@ class Handle:
     """Synapses read by earlier recalls, by node; emptied whenever the brain's stamp
     moved, so never stale."""
 
+    cache_seen: Stamp | None = None
+    """The index file's own stamp when :attr:`seen` was set: an index edited since (by
+    another process, or by hand) is checked against the brain again."""
+
     def current(self) -> bool:
-        """Whether nothing was committed to the brain since :attr:`seen` was taken."""
-        return self.seen is not None and stamp_of(self.path) == self.seen
+        """Whether nothing was committed to the brain since :attr:`seen` was taken, and
+        nobody touched the index file since."""
+        if self.seen is None or stamp_of(self.path) != self.seen:
+            return False
+        return self.cache_seen is None or _stat_stamp(self.cache_path()) == self.cache_seen
+
+    def cache_path(self) -> Path:
+        """The index's file (``""``-named for an index kept in memory)."""
+        for _seq, name, file in self.idx.execute("PRAGMA database_list"):
+            if name == "main":
+                return Path(file or "")
+        return Path("")
+
+    def mark_current(self, seen: Stamp | None) -> None:
+        """The index is current with the brain as stamped ``seen`` (taken before the
+        read that synced it); remember the index file as it is now."""
+        self.seen = seen
+        cache = self.cache_path()
+        self.cache_seen = _stat_stamp(cache) if str(cache) not in ("", ".") else None
 
     @contextmanager
     def _connection(self, *, write: bool) -> Iterator[sqlite3.Connection]:
@@ -123,7 +144,7 @@ class Handle:
                 ours = None
         closed = _stat_stamp(self.path)  # the last close folds the WAL in and removes it
         if ours is not None and closed is not None and (closed == ours or closed[1] is None):
-            self.seen = closed
+            self.seen = closed  # the index file is not touched by this write
         else:
             self.seen = None
 

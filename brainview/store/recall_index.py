@@ -135,11 +135,11 @@ def sync(
 
     Returns ``"current"``, ``"incremental"`` or ``"full"`` (what it had to do)."""
     now = brain_fingerprint(agent, cols)
-    if stored_stamp(idx) == now:
+    if _verified(idx, now):
         return "current"
     idx.execute("BEGIN IMMEDIATE")
     try:
-        if stored_stamp(idx) == now:  # another process synced it meanwhile
+        if _verified(idx, now):  # another process synced it meanwhile
             idx.execute("COMMIT")
             return "current"
         how = _incremental(idx, agent, cols, titles)
@@ -159,6 +159,15 @@ def sync(
         idx.execute("ROLLBACK")
         raise
     return how
+
+
+def _verified(idx: sqlite3.Connection, now: str) -> bool:
+    """Whether the index was synced to fingerprint ``now`` *and* its rows still add up
+    to it: the cache is a file anyone with the account can edit, so one row flipped to
+    ``retired`` (a live lesson hidden from every recall) is caught and rebuilt."""
+    if stored_stamp(idx) != now:
+        return False
+    return repr(tuple(idx.execute(_DOC_FINGERPRINT).fetchone())) == now
 
 
 def _incremental(

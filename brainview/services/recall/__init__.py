@@ -118,7 +118,7 @@ def _fresh(handle: Handle, project: Project) -> str:
     assert project.agent is not None
     with handle.reading() as conn:
         how = recall_index.sync(handle.idx, conn, project.agent.era.neuron_cols, titles)
-    handle.seen = seen
+    handle.mark_current(seen)
     return how
 
 
