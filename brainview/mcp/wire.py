@@ -95,12 +95,10 @@ def _shape_problem(value: Any) -> str | None:
     rid = value.get("id")
     if isinstance(rid, bool) or not isinstance(rid, str | int | None):
         return '"id" must be a string or an integer'
+    if "method" in value and "id" in value and rid is None:
+        return '"id" must be a string or an integer, not null'
     if "method" in value:
-        return (
-            '"id" must be a string or an integer, not null'
-            if "id" in value and rid is None
-            else None
-        )
+        return None
     if "result" not in value and "error" not in value:
         return 'expected "method" (a request or notification), or "result" / "error"'
     if "result" in value and "error" in value:
