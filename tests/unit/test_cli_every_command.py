@@ -130,6 +130,7 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             ["recall", "--text", "merging keywords overlap", "--no-log"],
             lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
         ),
+        "recover": (["recover"], lambda d: d == {"count": 0, "intents": []}),
     }
     return cases[name]
 
@@ -143,7 +144,7 @@ SUBCOMMANDS = [
     "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
     "recall", "recall --no-log", "learnings import", "learnings plan", "users list",
-    "users token",
+    "users token", "recover",
 ]  # fmt: skip
 
 

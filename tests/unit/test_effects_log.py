@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, create_engine
 
+from brainview.core.text_rules import text_problem
 from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
 from brainview.errors import ConflictError, UnknownSchemaError
 from brainview.store.bv_schema import ensure_schema
@@ -97,7 +98,8 @@ def write_a_change(conn: Connection) -> EffectLog:
     log.update("neuron", [({**a, "content": "A2", "updated_at": "later"}, {"domain": "e"})])
     syn = row(conn, "SELECT * FROM synapse WHERE pre='a'")
     log.update("synapse", [(syn, {"weight": 0.1 + 0.2, "co_fires": 1})])
-    log.insert("neuron", [{"id": "c", "content": "\u202eevil\x1b[2J", "type": "reflection",
+    odd = "[bold]évil[/] 👍\u200d\tend"  # markup, joiners, tabs: data the door lets in
+    log.insert("neuron", [{"id": "c", "content": odd, "type": "reflection",
                            "created_at": AT, "updated_at": AT}])  # fmt: skip
     log.insert("blobby", [{"id": "x", "data": b"\x00\xff", "n": 3, "r": -1e308}])
     b = row(conn, "SELECT * FROM neuron WHERE id='b'")
@@ -194,7 +196,7 @@ values = st.one_of(
     st.none(),
     st.integers(min_value=-(2**63), max_value=2**63 - 1),
     st.floats(allow_nan=False),
-    st.text(),
+    st.text().filter(lambda t: text_problem(t) is None),  # what the door lets in
     st.binary(max_size=8),
 )
 # Values a NUMERIC / REAL column stores as given, or converts to an equal number
