@@ -241,8 +241,7 @@ def _all_in_user_brain(project: Project, batch: Sequence[intents.Intent]) -> boo
     with project.user.read() as uconn:
         raw = driver(uconn)
         return all(
-            it.plan.stream is None and changeset_exists(raw, it.plan.changeset.id)
-            for it in batch
+            it.plan.stream is None and changeset_exists(raw, it.plan.changeset.id) for it in batch
         )
 
 
