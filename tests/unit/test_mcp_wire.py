@@ -41,6 +41,7 @@ class Wire:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=full, cwd=str(ROOT),
         )  # fmt: skip
+        self.pending = b""
         self.send(json.dumps(INIT).encode())
         assert self.answer()["id"] == 0
         self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
@@ -51,11 +52,17 @@ class Wire:
         self.proc.stdin.flush()
 
     def answer(self, timeout: float = 60.0) -> dict[str, Any]:
+        """The next line the server writes (read from the descriptor, so two answers
+        arriving in one read are both seen)."""
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        assert ready, "no answer: the client would wait forever"
-        line = self.proc.stdout.readline()
-        assert line.endswith(b"\n"), line
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            assert ready, "no answer: the client would wait forever"
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, "the server closed stdout"
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
         return json.loads(line)  # type: ignore[no-any-return]
 
     def ping(self, rid: int) -> None:
