@@ -1,4 +1,10 @@
-"""Command palette: what applies now, labelled ``namespace: verb``."""
+"""Command palette: what applies now, labelled ``namespace: verb``.
+
+Only what the session's role allows is offered (:meth:`Session.can`, through
+:func:`brainview.tui.role_gate.action_of`): a binding's action is checked on the node
+that runs it — ``app.consolidate`` on the app, not on the screen that declares it —
+and then against the role whatever that node says.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +44,31 @@ def _split(action: str) -> tuple[str, tuple[object, ...]]:
     return name, tuple(a.strip().strip("'\"") for a in args.split(",") if a.strip())
 
 
+def _target(binding_action: str, app: object, screen: object) -> tuple[object, str, tuple]:
+    """The node that runs ``binding_action`` (``app.`` / ``screen.`` prefixes), the
+    bare action name and its parameters."""
+    name, params = _split(binding_action)
+    namespace, dot, bare = name.partition(".")
+    if dot and namespace == "app":
+        return app, bare, params
+    if dot and namespace == "screen":
+        return screen, bare, params
+    return screen, name, params
+
+
+def _offered(app: object, node: object, action: str, params: tuple[object, ...]) -> bool:
+    """Whether the palette offers ``action``: the node that runs it allows it now, and
+    the session's role allows what it does."""
+    from brainview.tui.role_gate import action_of
+
+    check = getattr(node, "check_action", None)
+    if check is not None and not check(action, params):
+        return False
+    needed = action_of(action, params)
+    session = getattr(app, "session", None)
+    return needed is None or (session is not None and bool(session.can(needed)))
+
+
 class BrainviewCommands(Provider):
     """Navigation, review verbs for the current screen, themes and help."""
 
@@ -66,7 +97,7 @@ class BrainviewCommands(Provider):
                         "Rejections write no new reflection while paused",
                     ),
                 )
-                if app.check_action(action, ())  # the role allows it
+                if _offered(app, app, action, ())  # the role allows it
             ]
         if "communities" in app.MODES:
             out.append(
@@ -88,9 +119,8 @@ class BrainviewCommands(Provider):
             namespace = NAMESPACES.get(prefix, prefix)
             if prefix == "lifecycle" and type(screen).__name__ == "CommunitiesScreen":
                 namespace = "community"
-            action, params = _split(binding.action)
-            check = getattr(screen, "check_action", None)
-            if check is not None and not check(action, params):
+            target, action, params = _target(binding.action, app, screen)
+            if not _offered(app, target, action, params):
                 continue
             label = f"{namespace}: {binding.description.rstrip('…').lower()}"
             out.append((label, partial(screen.run_action, binding.action), binding.tooltip))

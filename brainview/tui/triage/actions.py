@@ -285,21 +285,45 @@ class TriageActions:
     # -- export --------------------------------------------------------------------
 
     def export(self) -> None:
-        """Ask for a path, then write the loaded rows (as filtered and sorted)."""
+        """Ask for a path, then write the loaded rows (as filtered and sorted).  In a
+        console ``brainview serve`` runs for a signed-in person, only a file name: it
+        is written in the project's ``exports/`` (:mod:`brainview.services.team.exports`)."""
         s = self.screen
+        served = session_of(s).signed_in
 
         def done(path: str | None) -> None:
-            if path:
+            if path and served:
+                self._export_served(path)
+            elif path:
                 self._export(Path(path).expanduser().resolve())
 
+        hint = "file name ending .csv or .json (saved in exports/)" if served else None
         prompt = ReasonPrompt(
-            "Export the queue view", required=True, placeholder="path ending .csv or .json"
+            "Export the queue view",
+            required=True,
+            placeholder=hint or "path ending .csv or .json",
         )
         s.app.push_screen(prompt, done)
 
-    def _export(self, path: Path) -> None:
+    def _export_served(self, name: str) -> None:
+        from brainview.services.team.exports import write_served_export
+
         s = self.screen
-        rows = [
+        rows = self._rows()
+        paths = session_of(s).paths
+        root = paths.project_root or paths.spikuit_dir.parent
+
+        def job(session: Session) -> str:
+            session.require("export")
+            return write_served_export(rows, root, name)
+
+        def done(shown: str) -> None:
+            s.notify(f"exported {len(rows)} row(s) to {one_line(shown, 200)}", markup=False)
+
+        run_service(s, job, group="export", done=done)
+
+    def _rows(self) -> list[dict[str, object]]:
+        return [
             {
                 "id": r.id,
                 "kind": r.kind,
@@ -309,8 +333,12 @@ class TriageActions:
                 "consulted": r.n_consulted,
                 "stale": r.stale or "",
             }
-            for r in s.rows
+            for r in self.screen.rows
         ]
+
+    def _export(self, path: Path) -> None:
+        s = self.screen
+        rows = self._rows()
 
         def job(session: Session) -> int:
             return session.export_rows(rows, path)
