@@ -254,3 +254,58 @@ def test_a_users_file_that_is_a_brain_side_file_is_refused(tmp_path) -> None:  #
     wal.write_bytes(b"{}")
     with pytest.raises(InvalidInputError, match="brain database file"):
         read_users(wal)
+
+
+@pytest.mark.parametrize(
+    ("password", "why"),
+    [
+        ("password", "at least 12 characters"),
+        ("password1234", "most common"),
+        ("Password2024!", "most common"),
+        ("passwordpassword", "most common"),
+        ("correct horse battery staple", "most common"),
+        ("aaaaaaaaaaaaaaaa", "different characters"),
+        ("123456789012", "only digits and symbols"),
+        ("2024-12-31 23:59", "only digits and symbols"),
+        ("ada-likes-long-walks", "the person's name"),
+        ("I am ADA LOVELACE", "the person's name"),
+    ],
+)
+def test_weak_passwords_are_refused_where_they_are_set(
+    tmp_path: Path, password: str, why: str
+) -> None:
+    with pytest.raises(passwords.PasswordError, match=why):
+        passwords.check_password(password, "ada")
+    accounts = Accounts(tmp_path / "u.json")
+    from brainview.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match=why):
+        accounts.add("ada", "reviewer", password, now="t0")
+    assert not (tmp_path / "u.json").exists()
+    accounts.add("ada", "reviewer", PW, now="t0")
+    before = (tmp_path / "u.json").read_bytes()
+    with pytest.raises(InvalidInputError, match=why):
+        accounts.set_password("ada", password)
+    assert (tmp_path / "u.json").read_bytes() == before
+
+
+def test_strong_passwords_are_taken() -> None:
+    for good in (PW, "quiet river stones 42", "Tr0ub4dor&3-plus-more", "zq8#Lm2!vR5p"):
+        assert passwords.check_password(good, "ada") == good
+
+
+@pytest.mark.parametrize("verb", ["add", "passwd"])
+def test_the_users_command_refuses_a_weak_password_in_one_line(demo, verb: str) -> None:  # type: ignore[no-untyped-def]
+    root = demo[0]
+    path = default_path(root / ".spikuit")
+    if verb == "passwd":
+        Accounts(path).add("bob", "viewer", PW, now="t0")
+    before = path.read_bytes() if path.exists() else None
+    argv = ["add", "bob", "--role", "viewer"] if verb == "add" else ["passwd", "bob"]
+    code, out, err = _users(root, *argv, "--password-stdin", stdin="password\n")
+    assert code == ExitCode.INVALID_INPUT and out == ""
+    assert err.strip().count("\n") == 0 and "at least 12 characters" in err
+    assert "Traceback" not in err
+    assert (path.read_bytes() if path.exists() else None) == before
+    code, _, err = _users(root, *argv, "--password-stdin", stdin="bobby-tables-forever\n")
+    assert code == ExitCode.INVALID_INPUT and "the person's name" in err
