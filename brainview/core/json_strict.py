@@ -54,7 +54,9 @@ def shown_key(key: str, limit: int = 40) -> str:
     return json.dumps(key)
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads``: the object, or ``ValueError`` naming the
+    first key it holds twice (for readers that need their own ``parse_*`` options)."""
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
@@ -71,7 +73,7 @@ def loads_input(text: str | bytes) -> Any:
     ``JSONDecodeError`` for syntax)."""
     return json.loads(
         text,
-        object_pairs_hook=_unique_keys,
+        object_pairs_hook=unique_keys,
         parse_constant=_no_constants,
         parse_float=_finite,
         parse_int=_bounded_int,
