@@ -34,6 +34,8 @@ Action = Literal[
     "challenge",
     "invalidate",
     "reinstate",
+    "quarantine",
+    "release",
     "blast",
     "undo_lifecycle",
     "consolidate",
@@ -53,6 +55,8 @@ NEEDS: dict[Action, Role] = {
     "challenge": "maintainer",
     "invalidate": "maintainer",
     "reinstate": "maintainer",
+    "quarantine": "maintainer",
+    "release": "maintainer",
     "blast": "maintainer",
     "undo_lifecycle": "maintainer",
     "consolidate": "maintainer",
@@ -73,6 +77,8 @@ DOING: dict[Action, str] = {
     "challenge": "challenging reflections",
     "invalidate": "invalidating reflections",
     "reinstate": "reinstating reflections",
+    "quarantine": "quarantining reflections",
+    "release": "releasing reflections from quarantine",
     "blast": "acting on a blast radius",
     "undo_lifecycle": "undoing a lifecycle batch",
     "consolidate": "consolidating the agent brain",
@@ -85,6 +91,8 @@ LIFECYCLE_VERBS: dict[str, Action] = {
     "challenge": "challenge",
     "invalidate": "invalidate",
     "reinstate": "reinstate",
+    "quarantine": "quarantine",
+    "release": "release",
 }
 """A lifecycle verb's action (an unknown verb is left to the lifecycle service)."""
 

@@ -8,16 +8,19 @@ import json
 from typing import Any
 
 LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
+QUARANTINED = "quarantined"
+"""Never recalled, nothing else changed (:mod:`brainview.services.lifecycle`)."""
 MARK = {
     LIVE: "● live",
     CHALLENGED: "⚠ challenged",
+    QUARANTINED: "⊗ quarantined",
     INVALIDATED: "⊘ invalidated",
     RETIRED: "⊘ retired",
 }
 """State labels that never rely on colour alone."""
 
-SUSPICION_KINDS = ("challenged", "invalidated", "retired", "tombstone", "blast")
-"""A proposal leaned on a challenged / invalidated / retired reflection, on a
+SUSPICION_KINDS = ("challenged", "quarantined", "invalidated", "retired", "tombstone", "blast")
+"""A proposal leaned on a challenged / quarantined / invalidated / retired reflection, on a
 near-duplicate of an invalidated one, or was flagged from a blast radius."""
 
 
@@ -46,6 +49,7 @@ def describe_flag(flag: dict[str, Any]) -> str:
     rid, role = flag.get("reflection", "?"), flag.get("role", "consulted")
     head = {
         "challenged": f"{role} reflection {rid} is challenged",
+        "quarantined": f"{role} reflection {rid} is quarantined",
         "invalidated": f"{role} reflection {rid} was invalidated",
         "retired": f"{role} reflection {rid} is retired",
         "tombstone": f"{role} reflection {rid} resembles invalidated {flag.get('match', '?')}"

@@ -162,3 +162,24 @@ def contents(conn: sqlite3.Connection, ids: list[str], limit: int) -> dict[str, 
         ):
             out[str(nid)] = str(content or "")
     return out
+
+
+def in_state(conn: sqlite3.Connection, state: str) -> set[str]:
+    """Reflections whose latest lifecycle row is ``state`` (e.g. every quarantined one):
+    the rows in that state, each checked against its reflection's newest row by the
+    ``reflection_id`` index — the cost follows the lifecycle log, not the brain."""
+    if (
+        conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'brainview_lifecycle'"
+        ).fetchone()
+        is None
+    ):
+        return set()
+    return {
+        str(r)
+        for (r,) in conn.execute(
+            "SELECT l.reflection_id FROM brainview_lifecycle l WHERE l.state = ? AND l.id = "
+            "(SELECT MAX(m.id) FROM brainview_lifecycle m WHERE m.reflection_id = l.reflection_id)",
+            (state,),
+        )
+    }

@@ -1,7 +1,12 @@
-"""Reflection lifecycle: ``live → challenged → invalidated``, and ``reinstate``.
+"""Reflection lifecycle: ``live → challenged → quarantined → invalidated``, and back.
 
 * **challenge** (reason required): a flag only — the reflection is still consulted
   and graded, but shown with a warning (and intake flags proposals that lean on it).
+* **quarantine** (reason required): recall never returns it (nor spreads activation
+  through it), and nothing else changes — no Spikuit row, no tombstone, its card and
+  synapses as they were, still gradable if a proposal names it (intake flags that).
+  The cheap, fully reversible "stop using this while we look"; **release** (or
+  reinstate) brings it back to live.
 * **invalidate** (reason required): soft-retire it the Spikuit way — ``retired_at`` on
   the neuron and on its live synapses (as ``Circuit.remove_neuron`` does, with a
   ``changeset`` and ``neuron.retire`` / ``synapse.retire`` events where the era keeps
@@ -28,6 +33,8 @@ __all__ = [
     "MAX_BATCH",
     "MAX_REASON",
     "MISSING",
+    "QUARANTINED",
+    "RECALLABLE",
     "RETIRED",
     "TARGET",
     "BatchLog",
@@ -36,7 +43,9 @@ __all__ = [
     "UndoBatchResult",
     "challenge",
     "invalidate",
+    "quarantine",
     "reinstate",
+    "release",
     "run_batch",
     "status_of",
     "statuses",
@@ -61,6 +70,9 @@ from brainview.services.lifecycle.states import (
     MAX_BATCH,
     MAX_REASON,
     MISSING,
+    NO_REASON,
+    QUARANTINED,
+    RECALLABLE,
     RETIRED,
     TARGET,
     Status,
@@ -106,7 +118,7 @@ def _check(verb: str, ids: Sequence[str], reason: str | None, actor: str) -> tup
     if len(unique) > MAX_BATCH:
         raise InvalidInputError(f"{len(unique)} reflections exceed the limit of {MAX_BATCH}")
     why = (reason or "").strip()
-    if verb != "reinstate" and not why:
+    if verb not in NO_REASON and not why:
         raise InvalidInputError(f"a reason is required to {verb}")
     if len(why) > MAX_REASON:
         raise InvalidInputError(f"reason must be at most {MAX_REASON} characters")
@@ -186,16 +198,33 @@ def invalidate(
 def reinstate(
     project: Project, ids: Sequence[str], *, reason: str = "", actor: str, now: datetime
 ) -> BatchResult:
-    """Back to live: undo a challenge, or un-retire what an invalidation retired."""
+    """Back to live: undo a challenge or a quarantine, or un-retire what an
+    invalidation retired."""
     return run_batch(project, "reinstate", ids, reason=reason, actor=actor, now=now)
+
+
+def quarantine(
+    project: Project, ids: Sequence[str], *, reason: str, actor: str, now: datetime
+) -> BatchResult:
+    """Never recalled again until released; every row and its history kept."""
+    return run_batch(project, "quarantine", ids, reason=reason, actor=actor, now=now)
+
+
+def release(
+    project: Project, ids: Sequence[str], *, reason: str = "", actor: str, now: datetime
+) -> BatchResult:
+    """Quarantined → live (recalled again)."""
+    return run_batch(project, "release", ids, reason=reason, actor=actor, now=now)
 
 
 # -- inside the transaction ------------------------------------------------------------
 
 _FROM = {
     "challenge": (LIVE,),
-    "invalidate": (LIVE, CHALLENGED, RETIRED),
-    "reinstate": (CHALLENGED, INVALIDATED),
+    "quarantine": (LIVE, CHALLENGED),
+    "invalidate": (LIVE, CHALLENGED, QUARANTINED, RETIRED),
+    "reinstate": (CHALLENGED, QUARANTINED, INVALIDATED),
+    "release": (QUARANTINED,),
 }
 
 
@@ -214,8 +243,9 @@ def _plan(verb: str, current: list[Status]) -> tuple[list[tuple[str, str]], list
 def _apply(
     log: BatchLog, era: Era, verb: str, ids: list[str], why: str, actor: str, at: str
 ) -> int:
-    """The row changes of a verb (challenge changes no Spikuit row)."""
-    if verb == "challenge" or not ids:
+    """The row changes of a verb (challenge, quarantine and release change no Spikuit
+    row: the lifecycle log alone says where the reflection stands)."""
+    if verb in ("challenge", "quarantine", "release") or not ids:
         return 0
     cs = Changeset(log, era, f"brainview.{verb}", actor, at, snapshots=agent_log.SNAPSHOTS)
     synapses = 0

@@ -1,5 +1,6 @@
-"""Where a reflection stands in its lifecycle (``live → challenged → invalidated``,
-or ``retired`` by something else), read from the neuron and the lifecycle log."""
+"""Where a reflection stands in its lifecycle (``live → challenged → quarantined →
+invalidated``, or ``retired`` by something else), read from the neuron and the
+lifecycle log."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
-from brainview.core.suspicion import CHALLENGED, INVALIDATED, LIVE, RETIRED
+from brainview.core.suspicion import CHALLENGED, INVALIDATED, LIVE, QUARANTINED, RETIRED
 from brainview.errors import NotFoundError
 from brainview.services.project import Project
 from brainview.store import lifecycle_log
@@ -17,8 +18,18 @@ from brainview.store.readmodel import neurons_by_ids
 
 MISSING = "missing"
 """What a screen shows for a reflection that is no longer in the brain at all."""
-TARGET = {"challenge": CHALLENGED, "invalidate": INVALIDATED, "reinstate": LIVE}
+TARGET = {
+    "challenge": CHALLENGED,
+    "quarantine": QUARANTINED,
+    "invalidate": INVALIDATED,
+    "reinstate": LIVE,
+    "release": LIVE,
+}
 """Verb → the state it leads to."""
+NO_REASON = ("reinstate", "release")
+"""Verbs whose reason is optional."""
+RECALLABLE = (LIVE, CHALLENGED)
+"""States recall may return (a challenged lesson marked and down-ranked)."""
 MAX_REASON = 10_000
 MAX_BATCH = 50_000
 

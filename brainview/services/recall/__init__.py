@@ -10,9 +10,11 @@
 3. **Retrievability**: each candidate's FSRS R now weighs its relevance
    (:mod:`brainview.core.recall_rank`); lessons a newer one contrasts are marked.
 4. **Filter**: the lifecycle state of every hit is read from the brain last, so an
-   invalidated or retired lesson never appears, whatever the index says; a challenged
-   one appears marked.  Each hit gets a suggested stance; the policies over the hits
-   come with them.
+   invalidated, retired or quarantined lesson never appears, whatever the index says;
+   a challenged one appears marked.  A quarantined lesson is also left out of the
+   ranking itself (no seed, no edge into it), as if it were not in the brain; the
+   result counts the ones that matched (``excluded``).  Each hit gets a suggested
+   stance; the policies over the hits come with them.
 5. **Log**: the recall is appended to ``brainview_recall`` (never graded) and its id
    returned, for ``propose`` to fill ``retrieved`` from.
 """
@@ -30,7 +32,7 @@ from brainview.core.recall_rank import Parts
 from brainview.core.recall_text import draft_text, query_terms
 from brainview.core.spread import Edge, Spread, appnp, overturned
 from brainview.errors import NotFoundError, ReadOnlyError
-from brainview.services.lifecycle import LIVE
+from brainview.services.lifecycle import LIVE, QUARANTINED
 from brainview.services.project import Project
 from brainview.services.recall.finish import (
     TEXT_CHARS,
@@ -65,20 +67,11 @@ def recall(
     agent = project.require_agent()
     if log and not _writable(agent.path):
         raise ReadOnlyError(f"cannot log the recall: {agent.path} is read-only (use --no-log)")
-    agent._refuse_if_moved()
     started = perf_counter()
     draft = query.draft()
-    with project.user.read() as uconn:
-        raw = driver(uconn)
-        near = recall_graph.neighbours(raw, project.user.era, list(draft.refs), NEIGHBOURS_PER_REF)
-        named = recall_graph.titles(raw, [*draft.refs, *[n for v in near.values() for n, _ in v]])
-    handle = handle_for(agent.path, agent.identity, writable=log)
-    with handle.lock:
-        how = _fresh(handle, project)
-        with handle.reading() as conn:
-            ranked, info = _rank(handle, conn, project, query, draft, named, near, now)
-    hits = final_filter(project, ranked, query.limit)
+    hits, info, handle = ranked(project, query, now=now, writable=log)
     terms = info.pop("terms")
+    how = info.pop("sync")
     logged = {
         "text": draft.text[:2000],
         "refs": list(draft.refs),
@@ -95,8 +88,47 @@ def recall(
                 conn, recall_id, logged, [h.reflection for h in hits],
                 fsrs_math.format_ts(now), query.skill, runtime,
             )  # fmt: skip
+    excluded = {QUARANTINED: info.pop("excluded")}
     info.update(sync=how, took_ms=round((perf_counter() - started) * 1000, 1))
-    return RecallResult(recall_id, logged, hits, policies_of(handle, project, hits), info)
+    policies = policies_of(handle, project, hits)
+    return RecallResult(recall_id, logged, hits, policies, info, excluded)
+
+
+def ranked(
+    project: Project,
+    query: RecallQuery,
+    *,
+    now: datetime,
+    writable: bool = False,
+    spare: frozenset[str] = frozenset(),
+    drop: frozenset[str] = frozenset(),
+    terms: list[str] | None = None,
+) -> tuple[list[Hit], dict[str, Any], Handle]:
+    """The ranking of :func:`recall` without its log: hits, index info (with ``terms``,
+    ``sync`` and ``excluded``, the quarantined lessons that matched) and the handle.
+
+    ``spare``: quarantined lessons ranked anyway; ``drop``: lessons left out as if
+    quarantined; ``terms``: the query terms to use (a logged recall's), instead of
+    the draft's own.  Replay (:mod:`brainview.services.replay`) re-runs a past recall
+    with and without one lesson through these."""
+    agent = project.require_agent()
+    agent._refuse_if_moved()
+    draft = query.draft()
+    with project.user.read() as uconn:
+        raw = driver(uconn)
+        near = recall_graph.neighbours(raw, project.user.era, list(draft.refs), NEIGHBOURS_PER_REF)
+        named = recall_graph.titles(raw, [*draft.refs, *[n for v in near.values() for n, _ in v]])
+    handle = handle_for(agent.path, agent.identity, writable=writable)
+    with handle.lock:
+        how = _fresh(handle, project)
+        with handle.reading() as conn:
+            exclude = (recall_graph.in_state(conn, QUARANTINED) - spare) | drop
+            found, info = _rank(
+                handle, conn, project, query, draft, named, near, now, exclude, terms
+            )
+    hits, late = final_filter(project, found, query.limit, spare=spare)
+    info.update(sync=how, excluded=len(info.pop("hidden") | late))
+    return hits, info, handle
 
 
 def _writable(path: Any) -> bool:
@@ -131,16 +163,24 @@ def _rank(
     named: dict[str, str],
     near: dict[str, list[tuple[str, float]]],
     now: datetime,
+    exclude: frozenset[str] | set[str],
+    terms: list[str] | None,
 ) -> tuple[list[Hit], dict[str, Any]]:
     assert project.agent is not None
     era = project.agent.era
-    terms = query_terms(draft_text(draft, named))
+    if terms is None:
+        terms = query_terms(draft_text(draft, named))
     found, _stems = recall_index.lexical(handle.idx, terms, query.skill, LEXICAL_POOL)
-    lexical = {rid: score for rid, score, _m in found}
-    matched = {rid: words for rid, _s, words in found}
     direct = recall_index.citing(handle.idx, list(draft.refs))
     weight_of = {n: w for v in near.values() for n, w in v}
     via = recall_index.citing(handle.idx, [n for n in weight_of if n not in draft.refs])
+    hidden = {r for r, _s, _m in found if r in exclude} | (exclude & {*direct, *via})
+    if hidden:  # as if not in the brain: no score, no seed, no edge into it
+        found = [f for f in found if f[0] not in exclude]
+        direct = {r: v for r, v in direct.items() if r not in exclude}
+        via = {r: v for r, v in via.items() if r not in exclude}
+    lexical = {rid: score for rid, score, _m in found}
+    matched = {rid: words for rid, _s, words in found}
     best_lex = recall_rank.best(lexical)
     seeds: dict[str, float] = {}
     for rid, _score, _m in found[:SEED_POOL]:
@@ -149,8 +189,8 @@ def _rank(
         seeds[rid] = seeds.get(rid, 0.0) + 1.0
     for rid, users in via.items():
         seeds[rid] = seeds.get(rid, 0.0) + 0.5 * max(weight_of[u] for u in users)
-    spread = appnp(seeds, lambda ids: _edges(handle, conn, era, ids))
-    top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit)
+    spread = appnp(seeds, lambda ids: _edges(handle, conn, era, ids, exclude))
+    top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit, exclude)
     ids = [t[1] for t in top]
     texts = recall_graph.contents(conn, ids, TEXT_CHARS)
     prov = recall_graph.provenance(conn, era.tables, ids)
@@ -167,15 +207,18 @@ def _rank(
                 matched.get(r, []), direct.get(r, []), via.get(r, []), turned, st, why)
         )  # fmt: skip
     info = {"docs": recall_index.size(handle.idx), "expanded": spread.expanded, "terms": terms}
-    return hits, info
+    return hits, info | {"hidden": hidden}
 
 
 EDGE_CACHE = 200_000
 """Nodes whose synapses a handle keeps between recalls (then it starts afresh)."""
 
 
-def _edges(handle: Handle, conn: Any, era: Any, ids: list[str]) -> list[Edge]:
-    """Outgoing synapses of ``ids``: from the handle's cache, the rest from the brain."""
+def _edges(
+    handle: Handle, conn: Any, era: Any, ids: list[str], exclude: frozenset[str] | set[str]
+) -> list[Edge]:
+    """Outgoing synapses of ``ids`` (none into ``exclude``): from the handle's cache,
+    the rest from the brain."""
     missing = [n for n in ids if n not in handle.edges]
     if missing:
         if len(handle.edges) > EDGE_CACHE:
@@ -184,7 +227,7 @@ def _edges(handle: Handle, conn: Any, era: Any, ids: list[str]) -> list[Edge]:
         for e in recall_graph.edges(conn, era, missing):
             found[e.pre].append(e)
         handle.edges.update(found)
-    return [e for n in ids for e in handle.edges[n]]
+    return [e for n in ids for e in handle.edges[n] if e.post not in exclude]
 
 
 Scored = tuple[float, str, float, float, float | None, list[str], str]
@@ -200,6 +243,7 @@ def _top(
     spread: Spread,
     now: datetime,
     want: int,
+    exclude: frozenset[str] | set[str],
 ) -> list[Scored]:
     """The ``want`` best eligible candidates by score, reading cards and kinds only for
     as many as it takes: candidates go in order of relevance, and a score never exceeds
@@ -220,7 +264,7 @@ def _top(
         meta = recall_index.docs(handle.idx, batch)
         ok = [
             r for r in batch
-            if r in meta and meta[r][0] == "reflection" and meta[r][3]
+            if r in meta and meta[r][0] == "reflection" and meta[r][3] and r not in exclude
             and (query.skill is None or meta[r][1] == query.skill)
         ]  # fmt: skip
         r_now = retrievability_now(conn, project, ok, now)

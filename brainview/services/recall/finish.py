@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from brainview.core import fsrs_math, recall_rank
-from brainview.services.lifecycle import CHALLENGED, LIVE, statuses
+from brainview.services.lifecycle import CHALLENGED, QUARANTINED, RECALLABLE, statuses
 from brainview.services.project import Project
 from brainview.services.recall.result import Hit, PolicyHit
 from brainview.store import recall_graph
@@ -45,15 +45,24 @@ def retrievability_now(
     return out
 
 
-def final_filter(project: Project, hits: list[Hit], limit: int) -> list[Hit]:
-    """Drop what is not live now (read from the brain, last); mark challenged; rank."""
+def final_filter(
+    project: Project, hits: list[Hit], limit: int, *, spare: frozenset[str] = frozenset()
+) -> tuple[list[Hit], set[str]]:
+    """Drop what is not live now (read from the brain, last; a quarantined lesson in
+    ``spare`` is kept); mark challenged; rank.  Also the quarantined ones dropped."""
     assert project.agent is not None
     with project.agent.read() as conn:
         found = statuses(conn, project.agent.era, [h.reflection for h in hits])
     kept = []
+    quarantined: set[str] = set()
     for h in hits:
         st = found.get(h.reflection)
-        if st is None or st.state not in (LIVE, CHALLENGED):
+        if st is not None and st.state == QUARANTINED:
+            if h.reflection not in spare:
+                quarantined.add(h.reflection)
+                continue
+            h.state = QUARANTINED
+        elif st is None or st.state not in RECALLABLE:
             continue
         if st.state == CHALLENGED:
             h.state = CHALLENGED
@@ -62,7 +71,7 @@ def final_filter(project: Project, hits: list[Hit], limit: int) -> list[Hit]:
     kept.sort(key=lambda h: (-h.score, h.reflection))
     for i, h in enumerate(kept[:limit], start=1):
         h.rank = i
-    return kept[:limit]
+    return kept[:limit], quarantined
 
 
 def policies_of(handle: Handle, project: Project, hits: list[Hit]) -> list[PolicyHit]:

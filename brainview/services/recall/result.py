@@ -118,6 +118,8 @@ class RecallResult:
     hits: list[Hit]
     policies: list[PolicyHit]
     index: dict[str, Any]
+    excluded: dict[str, int] = field(default_factory=dict)
+    """Lessons left out although they matched, by why: ``{"quarantined": n}``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,5 +127,6 @@ class RecallResult:
             "query": self.query,
             "hits": [h.to_json() for h in self.hits],
             "policies": [asdict(p) for p in self.policies],
+            "excluded": dict(self.excluded),
             "index": self.index,
         }
