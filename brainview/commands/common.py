@@ -42,11 +42,12 @@ def paths_of(args: argparse.Namespace) -> BrainPaths:
 
 
 @contextmanager
-def open_project(args: argparse.Namespace, *, write_agent: bool = False) -> Iterator[Project]:
-    """Open both brains (the agent one writable when asked); closed on exit."""
+def open_project(args: argparse.Namespace) -> Iterator[Project]:
+    """Open both brains for reading; closed on exit.  Writes go through
+    :func:`session_of`: a face never opens a brain for writing."""
     from brainview.services.project import Project
 
-    with Project.open(paths_of(args), write_agent=write_agent) as project:
+    with Project.open(paths_of(args)) as project:
         yield project
 
 
@@ -62,6 +63,24 @@ def session_of(args: argparse.Namespace) -> Iterator[Session]:
     with Session.start(
         paths,
         config=load_config(args),
+        clock=now,
+        decider=getattr(args, "decider", None),
+        os_user=os_user,
+    ) as session:
+        session.on_note = note
+        yield session
+
+
+@contextmanager
+def session_in(args: argparse.Namespace, paths: BrainPaths) -> Iterator[Session]:
+    """:func:`session_of` for brains found elsewhere than the location flags say (a
+    ``.learnings/`` tree's project)."""
+    from brainview.config import load
+    from brainview.services.session import Session
+
+    with Session.start(
+        paths,
+        config=load(paths.config_path),
         clock=now,
         decider=getattr(args, "decider", None),
         os_user=os_user,

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from brainview.commands.common import emit_json, note, now
+from brainview.commands.common import emit_json, note
 from brainview.core.safe_text import one_line
 from brainview.errors import NotFoundError
 
@@ -45,9 +45,8 @@ def _init(project_dir: Path) -> None:
 
 def import_(args: argparse.Namespace) -> int:
     """``brainview learnings import DIR [--into PROJECT] [--init] [--dry-run] [--json]``."""
-    from brainview.services.learnings.importing import import_tree, learnings_root, scan
+    from brainview.services.learnings.importing import learnings_root, scan
     from brainview.services.learnings.tree import standalone
-    from brainview.services.project import Project
     from brainview.store.discovery import discover
 
     root = learnings_root(Path(args.dir))
@@ -72,8 +71,10 @@ def import_(args: argparse.Namespace) -> int:
         raise NotFoundError(
             f"no agent brain at {paths.agent_db}: pass --init to create one (empty)"
         )
-    with Project.open(paths, write_agent=True) as project:
-        result = import_tree(project, root, now=now())
+    from brainview.commands.common import session_in
+
+    with session_in(args, paths) as session:
+        result = session.import_learnings(root)
     if args.json:
         emit_json(result.to_json(), sort_keys=True)
         return 0
@@ -91,11 +92,10 @@ def import_(args: argparse.Namespace) -> int:
 
 def plan(args: argparse.Namespace) -> int:
     """``brainview learnings plan [PATH] [--dry-run] [--json]``: queue the tier moves."""
-    from brainview.commands.common import open_project
-    from brainview.services.learnings.planning import plan_moves
+    from brainview.commands.common import session_of
 
-    with open_project(args, write_agent=not args.dry_run) as project:
-        result = plan_moves(project, now=now(), dry_run=args.dry_run)
+    with session_of(args) as session:
+        result = session.queue_tier_moves(dry_run=args.dry_run)
     if args.json:
         emit_json(result.to_json(), sort_keys=True)
         return 0

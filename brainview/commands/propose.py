@@ -25,7 +25,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from brainview.commands.common import emit_json, emit_lines, now, open_project
+from brainview.commands.common import emit_json, emit_lines, now, session_of
 from brainview.errors import InvalidInputError, NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -196,11 +196,10 @@ def propose(args: argparse.Namespace) -> int:
         return _plan(args, value, clock)
     try:
         intake.parse_batch(value, clock)  # shape errors need no brain: report them first
-        with open_project(args, write_agent=not args.dry_run) as project:
-            batch = intake.submit(
-                project, value, source=args.source, dry_run=args.dry_run, now=clock,
-                recall=args.recall,
-            )  # fmt: skip
+        with session_of(args) as session:
+            batch = session.propose(
+                value, source=args.source, dry_run=args.dry_run, recall=args.recall
+            )
     except InvalidInputError as err:
         raise _with_line(err, lines) from None
     return _report(args, batch)
@@ -208,14 +207,11 @@ def propose(args: argparse.Namespace) -> int:
 
 def _plan(args: argparse.Namespace, value: Any, clock: Any) -> int:
     """Import a ``spkt consolidate --json`` plan (one proposal per item, all or none)."""
-    from brainview.services.intake import spkt_plan
 
     if not isinstance(value, dict):
         raise InvalidInputError("plan: must be one JSON object (spkt consolidate --json)")
-    with open_project(args, write_agent=not args.dry_run) as project:
-        batch = spkt_plan.import_plan(
-            project, value, source="spkt-plan", now=clock, dry_run=args.dry_run
-        )
+    with session_of(args) as session:
+        batch = session.import_spkt_plan(value, dry_run=args.dry_run)
     return _report(args, batch)
 
 

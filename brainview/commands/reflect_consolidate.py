@@ -17,7 +17,6 @@ from brainview.commands.common import (
     load_config,
     note,
     now,
-    open_project,
     session_of,
 )
 from brainview.errors import UsageError
@@ -67,10 +66,13 @@ def consolidate(args: argparse.Namespace) -> int:
         raise UsageError("--threshold must be between 0 and 1")
     settings = service.settings_from(config.consolidate, threshold)
     clock = now()
-    with open_project(args, write_agent=not args.dry_run) as project:
+    with session_of(args) as session:
+        if not args.dry_run:
+            session.require("consolidate")  # refused before the plan's work, not after
         progress = None if args.json else (lambda stage, _f: note(stage))
-        plan = service.plan(project, now=clock, settings=settings, progress=progress)
-        queued = None if args.dry_run else service.queue(project, plan, now=clock)
+        with session.project() as project:
+            plan = service.plan(project, now=clock, settings=settings, progress=progress)
+        queued = None if args.dry_run else session.queue_consolidation(plan)
     if args.json:
         emit_json({**plan.to_json(), "dry_run": args.dry_run, "queued": queued or []})
     else:

@@ -3,13 +3,15 @@
 Three roles, weakest first (:data:`brainview.core.identity.ROLES`):
 
 * ``viewer`` reads: no write of any kind (not even recovering an interrupted change);
-* ``reviewer`` also decides proposals (accept, reject, dismiss), undoes their own
-  decisions, rescues or lets go of fading reflections, records outcomes and exports
-  the queue view to a file;
-* ``maintainer`` may also challenge, invalidate and reinstate reflections, act on a
-  blast radius, undo a lifecycle batch, consolidate (plan, queue, and decide the
-  consolidation's proposals), pause or resume reflection writing and undo someone
-  else's decision.
+* ``reviewer`` also decides proposals (accept, reject, dismiss), queues proposals (a
+  curator's batch, a ``spkt`` plan, tier moves), undoes their own decisions, rescues
+  or lets go of fading reflections, records outcomes and exports the queue view to a
+  file;
+* ``maintainer`` may also challenge, invalidate and reinstate reflections (and
+  quarantine or release them), act on a
+  blast radius, undo a lifecycle batch, import a ``.learnings/`` tree, consolidate
+  (plan, queue, and decide the consolidation's proposals), pause or resume reflection
+  writing and undo someone else's decision.
 
 :data:`NEEDS` maps each action to the weakest role allowed; :func:`refusal` is the
 one line said when a person's role is below it (``None`` when allowed).  A console
@@ -41,6 +43,8 @@ Action = Literal[
     "consolidate",
     "decide_consolidation",
     "writing",
+    "propose",
+    "import",
 ]
 
 NEEDS: dict[Action, Role] = {
@@ -51,6 +55,7 @@ NEEDS: dict[Action, Role] = {
     "outcome": "reviewer",
     "export": "reviewer",
     "recover": "reviewer",
+    "propose": "reviewer",
     "undo_other": "maintainer",
     "challenge": "maintainer",
     "invalidate": "maintainer",
@@ -62,6 +67,7 @@ NEEDS: dict[Action, Role] = {
     "consolidate": "maintainer",
     "decide_consolidation": "maintainer",
     "writing": "maintainer",
+    "import": "maintainer",
 }
 """The weakest role allowed each action."""
 
@@ -84,6 +90,8 @@ DOING: dict[Action, str] = {
     "consolidate": "consolidating the agent brain",
     "decide_consolidation": "deciding consolidation proposals",
     "writing": "pausing or resuming reflection writing",
+    "propose": "queueing proposals",
+    "import": "importing a .learnings/ tree",
 }
 """What each action is called in a refusal."""
 

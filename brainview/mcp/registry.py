@@ -69,9 +69,10 @@ class Call:
     runtime: str
     now: datetime
 
-    def project(self, *, write_agent: bool = False) -> Project:
-        """Both brains, opened for this call (use as a context manager)."""
-        return Project.open(self.paths, write_agent=write_agent)
+    def project(self) -> Project:
+        """Both brains, opened for reading for this call (use as a context manager);
+        writes go through :meth:`session`."""
+        return Project.open(self.paths)
 
     def session(self) -> ServiceSession:
         """The services' door for this call's actions (the runtime decides, at ``now``);

@@ -33,6 +33,7 @@ from brainview.core.outcomes import OutcomeReport
 from brainview.demo.generator import DEMO_NOW
 from brainview.errors import InvalidInputError, UnsafeSchemaError
 from brainview.services.session import Session
+from brainview.services.session_intake import SessionIntake
 from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import discover
 
@@ -112,6 +113,28 @@ def test_only_the_door_begins_write_transactions_or_opens_a_brain_writable() -> 
     assert begins == [] and writable == []
 
 
+def test_only_the_session_opens_a_project_for_writing() -> None:
+    """Faces (and services) ask :class:`Session` to write: a call passing a write flag
+    that is not plainly ``False`` appears in the session alone (and in the project's own
+    ``locate``, which passes its parameters on)."""
+    allowed = {
+        "services/session.py", "services/session_writes.py", "services/session_intake.py",
+        "services/project.py",
+    }  # fmt: skip
+    found = []
+    for rel, path in _modules():
+        if rel in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            for kw in node.keywords:
+                plain_false = isinstance(kw.value, ast.Constant) and kw.value.value is False
+                if kw.arg in ("write_agent", "write_user") and not plain_false:
+                    found.append(f"{rel}:{node.lineno}: {kw.arg}")
+    assert found == []
+
+
 def _plant(root: Path) -> None:
     conn = sqlite3.connect(agent_db(root))
     try:
@@ -158,6 +181,12 @@ def _cases(root: Path, info: Any) -> dict[str, Callable[[Session], object]]:
         "undo_fading": lambda s: s.undo_fading(1),
         "queue_consolidation": lambda s: s.queue_consolidation(_plan(s)),
         "recover_all": lambda s: s.recover_all(roll_back=True),
+        "propose": lambda s: s.propose(
+            {"kind": "note", "params": {}, "rationale": "look", "skill": "curator"}
+        ),
+        "import_spkt_plan": lambda s: s.import_spkt_plan({"items": []}),
+        "queue_tier_moves": lambda s: s.queue_tier_moves(),
+        "import_learnings": lambda s: s.import_learnings(root / ".learnings"),
     }
 
 
@@ -177,7 +206,7 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
     root, info = demo
     writes = {
         name
-        for cls in (Session, SessionWrites)
+        for cls in (Session, SessionWrites, SessionIntake)
         for name, fn in vars(cls).items()
         if callable(fn)
         and not name.startswith("_")
@@ -191,7 +220,7 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
     "case",
     [
         "decide", "dismiss", "lifecycle", "blast", "set_writing", "toggle_writing",
-        "report_outcome", "decide_fading", "queue_consolidation",
+        "report_outcome", "decide_fading", "queue_consolidation", "propose",
     ],
 )  # fmt: skip
 def test_every_session_write_is_refused_on_an_unsafe_schema(demo, case: str) -> None:  # type: ignore[no-untyped-def]

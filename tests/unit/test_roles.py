@@ -35,6 +35,7 @@ def test_every_action_names_its_weakest_role_and_how_it_is_called() -> None:
         "outcome",
         "export",
         "recover",
+        "propose",
     }
     assert roles.may_do("maintainer") == list(roles.NEEDS)
     for only in ("challenge", "invalidate", "reinstate", "blast", "undo_lifecycle"):

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from brainview.errors import InvalidInputError
 from brainview.services import intake
-from brainview.services.project import Project
 
 if TYPE_CHECKING:
     from brainview.store.discovery import BrainPaths
@@ -103,11 +102,10 @@ def submit_value(
     :func:`receipt`; raises what the CLI raises (``InvalidInputError`` naming the
     field, ``NotFoundError`` without an agent brain, ``LockedError``, ...).
     """
+    from brainview.services.session import curator_session
+
     check_value(value)
     value = with_runtime(value, runtime)
-    intake.parse_batch(value, now)  # shape errors need no brain: report them first
-    with Project.open(paths, write_agent=not dry_run) as project:
-        batch = intake.submit(
-            project, value, source=source, dry_run=dry_run, now=now, recall=recall
-        )
+    with curator_session(paths, runtime=runtime or source, now=now) as session:
+        batch = session.propose(value, source=source, dry_run=dry_run, recall=recall)
     return receipt(batch, dry_run=dry_run)
