@@ -75,7 +75,9 @@ class Brain:
             with self.engine.connect() as conn:
                 self._refuse_if_moved()  # replaced between the check and the open
                 yield conn
-        except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
+        except sqlite3.IntegrityError:
+            raise  # a constraint refused a row: the caller says which change failed
+        except (OperationalError, DBAPIError, sqlite3.DatabaseError) as err:
             raise translate_sqlite(err, self.path) from None
 
     @contextmanager
@@ -103,7 +105,9 @@ class Brain:
                     self._refuse_if_moved()
                     self.refuse_unsafe_schema(conn)
                     yield conn
-        except (OperationalError, DBAPIError, sqlite3.OperationalError) as err:
+        except sqlite3.IntegrityError:
+            raise  # a constraint refused a row: the caller says which change failed
+        except (OperationalError, DBAPIError, sqlite3.DatabaseError) as err:
             raise translate_sqlite(err, self.path) from None
         self._refuse_if_moved(" (the change went to the old file; decide again)")
 

@@ -35,6 +35,7 @@ from typing import Any
 
 from brainview.errors import ReplacedError
 from brainview.store import recall_index
+from brainview.store.brain_check import translate_sqlite
 from brainview.store.connect import busy_timeout, connect, file_identity, use_wal
 from brainview.store.schema_guard import refuse_unsafe
 
@@ -100,11 +101,18 @@ class Handle:
 
     @contextmanager
     def _connection(self, *, write: bool) -> Iterator[sqlite3.Connection]:
-        conn = connect(self.path, write=write, timeout=busy_timeout())
+        try:
+            conn = connect(self.path, write=write, timeout=busy_timeout())
+        except sqlite3.DatabaseError as err:
+            raise translate_sqlite(err, self.path) from None
         try:
             if self.identity is not None and file_identity(self.path) != self.identity:
                 raise ReplacedError(f"the agent brain was replaced on disk: {self.path}")
             yield conn
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as err:  # malformed, locked, read-only: one line
+            raise translate_sqlite(err, self.path) from None
         finally:
             conn.close()
 
