@@ -96,7 +96,9 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _load(path: str) -> dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        from brainview.core.json_strict import unique_keys
+
+        data = json.loads(Path(path).read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
     except FileNotFoundError:
         raise NotFoundError(f"--from-results: no such file: {path}") from None
     except (OSError, ValueError) as err:
