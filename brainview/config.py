@@ -65,6 +65,39 @@ class ConsolidateConfig:
 
 
 @dataclass(frozen=True)
+class HeldBackConfig:
+    """Which held-back drafts the triage lane shows (``brainview held-back list``)."""
+
+    min_confirmations: int = 2
+    """A lesson confirmed by fewer distinct deciders than this is *weakly corroborated*:
+    every undecided draft it opposed is shown.  A confirmation is a standing decision in
+    which its stance won (support on accept, oppose on reject) or a standing "rightly
+    held back" on a draft it opposed."""
+    sample_rate: float = 0.1
+    """Share of the other held-back drafts shown as a random check (0 to 1)."""
+    sample_seed: int = 0
+    """Seed of that random check (the same drafts are picked for the same seed)."""
+
+
+@dataclass(frozen=True)
+class SignalsConfig:
+    """Suspicion signals over lessons (:mod:`brainview.core.signals`)."""
+
+    rejected_min: int = 2
+    """Rejections of proposals a lesson supported before it is a pattern."""
+    high_influence: int = 5
+    """Influence (drafts shaped + decisions swayed) that counts as high."""
+    low_corroboration: int = 1
+    """Confirming identities at or below which corroboration is low."""
+    window_days: int = 3
+    """Window in which near-identical lessons from several identities look like gaming."""
+    min_identities: int = 3
+    """Distinct identities (runtimes, deciders, sources) repeating one claim."""
+    similarity: float = 0.8
+    """Jaccard of word 2-shingles at which two lesson texts are one claim."""
+
+
+@dataclass(frozen=True)
 class UiConfig:
     """Look and feel."""
 
@@ -80,6 +113,8 @@ class Config:
     reflections: ReflectionsConfig = field(default_factory=ReflectionsConfig)
     consolidate: ConsolidateConfig = field(default_factory=ConsolidateConfig)
     ui: UiConfig = field(default_factory=UiConfig)
+    signals: SignalsConfig = field(default_factory=SignalsConfig)
+    held_back: HeldBackConfig = field(default_factory=HeldBackConfig)
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
     key_files: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
@@ -110,11 +145,19 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
             raise ConfigError(f"{where}: {name} must be 1, 2, 3 or 4")
         if name == "reflections.fading_days" and not 1 <= value <= 3650:
             raise ConfigError(f"{where}: {name} must be between 1 and 3650")
-        if name.startswith("consolidate.") and not 1 <= value <= 3650:
+        if name.startswith(("consolidate.", "signals.")) and not 1 <= value <= 3650:
             raise ConfigError(f"{where}: {name} must be between 1 and 3650")
+        if name == "held_back.min_confirmations" and not 1 <= value <= 1000:
+            raise ConfigError(f"{where}: {name} must be between 1 and 1000")
+        if name == "held_back.sample_seed" and not 0 <= value < 2**63:
+            raise ConfigError(f"{where}: {name} must be between 0 and 2**63 - 1")
     elif t.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: {name} must be a number")
+        if name == "held_back.sample_rate":  # 0 (no random check) and 1 (all) are fine
+            if not 0.0 <= float(value) <= 1.0:
+                raise ConfigError(f"{where}: {name} must be between 0 and 1")
+            return float(value)
         if not 0.0 < float(value) < 1.0:
             raise ConfigError(f"{where}: {name} must be between 0 and 1")
         return float(value)
@@ -143,6 +186,8 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
         "reflections": ReflectionsConfig,
         "consolidate": ConsolidateConfig,
         "ui": UiConfig,
+        "held_back": HeldBackConfig,
+        "signals": SignalsConfig,
     }
     for key, raw in data.items():
         if key == "keys":

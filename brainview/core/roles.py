@@ -5,8 +5,8 @@ Three roles, weakest first (:data:`brainview.core.identity.ROLES`):
 * ``viewer`` reads: no write of any kind (not even recovering an interrupted change);
 * ``reviewer`` also decides proposals (accept, reject, dismiss), queues proposals (a
   curator's batch, a ``spkt`` plan, tier moves), undoes their own decisions, rescues
-  or lets go of fading reflections, records outcomes and exports the queue view to a
-  file;
+  or lets go of fading reflections, records outcomes, reports and decides held-back
+  drafts and exports the queue view to a file;
 * ``maintainer`` may also challenge, invalidate and reinstate reflections (and
   quarantine or release them), act on a
   blast radius, undo a lifecycle batch, import a ``.learnings/`` tree, consolidate
@@ -45,6 +45,8 @@ Action = Literal[
     "writing",
     "propose",
     "import",
+    "report_held_back",
+    "decide_held_back",
 ]
 
 NEEDS: dict[Action, Role] = {
@@ -68,6 +70,8 @@ NEEDS: dict[Action, Role] = {
     "decide_consolidation": "maintainer",
     "writing": "maintainer",
     "import": "maintainer",
+    "report_held_back": "reviewer",
+    "decide_held_back": "reviewer",
 }
 """The weakest role allowed each action."""
 
@@ -92,6 +96,8 @@ DOING: dict[Action, str] = {
     "writing": "pausing or resuming reflection writing",
     "propose": "queueing proposals",
     "import": "importing a .learnings/ tree",
+    "report_held_back": "reporting held-back drafts",
+    "decide_held_back": "deciding held-back drafts",
 }
 """What each action is called in a refusal."""
 

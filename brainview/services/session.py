@@ -32,6 +32,7 @@ from brainview.config import Config
 from brainview.config import load as load_config
 from brainview.core.identity import Identity, Role
 from brainview.errors import ReadOnlyError
+from brainview.services.session_held_back import SessionHeldBack
 from brainview.services.session_intake import SessionIntake
 from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import BrainPaths
@@ -61,7 +62,7 @@ def curator_session(paths: BrainPaths, *, runtime: str, now: datetime) -> Sessio
 
 
 @dataclass
-class Session(SessionWrites, SessionIntake):
+class Session(SessionWrites, SessionIntake, SessionHeldBack):
     """Paths, config, clock, decider and role of one person over one project."""
 
     paths: BrainPaths

@@ -182,9 +182,31 @@ def fire_consulted(
     event, explained by ``no_event(stance)``): spike rows, cards where the era keeps
     them in ``fsrs_state``, STDP between them in consulted order (unless ``with_stdp``
     is off), ``brainview_grade`` rows."""
+    consulted = _consulted_live(log.conn, era, proposal_id)
+    return fire_listed(
+        log, era, consulted, decision_id, f"brainview:{proposal_id}", grade_of, no_event, now,
+        scheduler, with_stdp=with_stdp,
+    )  # fmt: skip
+
+
+def fire_listed(
+    log: EffectLog,
+    era: Era,
+    consulted: list[tuple[str, str, bool | None]],
+    decision_id: str,
+    notes: str,
+    grade_of: Callable[[str], int | None],
+    no_event: Callable[[str], str],
+    now: datetime,
+    scheduler: Scheduler,
+    *,
+    with_stdp: bool = True,
+) -> Fired:
+    """:func:`fire_consulted` for reflections listed by the caller: ``(reflection,
+    stance, live)`` (``live`` ``None``: missing), in the order to fire them; each spike's
+    ``notes`` is ``notes`` (a held-back verdict grades the lessons of a draft this way)."""
     conn = log.conn
     now_s = fsrs_math.format_ts(now)
-    consulted = _consulted_live(conn, era, proposal_id)
     live = {rid: state for rid, _s, state in consulted if state is not None}
     skipped: list[tuple[str, str]] = []
     plan: list[tuple[str, str, int]] = []
@@ -202,7 +224,7 @@ def fire_consulted(
     ends = {x for row in synapses for x in (row["pre"], row["post"])}
     history = last_fires(conn, ends, now, stdp.TAU_DAYS) if ends else {}
     fired = [(rid, grade) for rid, _s, grade in plan]
-    spikes = write_spikes(log, era, fired, now_s, decision_id, f"brainview:{proposal_id}")
+    spikes = write_spikes(log, era, fired, now_s, decision_id, notes)
     if era.card_source == "fsrs_state":
         write_cards(log, fired, now, scheduler)
     steps = write_stdp(log, era, fired, synapses, history, now)

@@ -36,6 +36,8 @@ def test_every_action_names_its_weakest_role_and_how_it_is_called() -> None:
         "export",
         "recover",
         "propose",
+        "report_held_back",
+        "decide_held_back",
     }
     assert roles.may_do("maintainer") == list(roles.NEEDS)
     for only in ("challenge", "invalidate", "reinstate", "blast", "undo_lifecycle"):
