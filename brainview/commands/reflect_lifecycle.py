@@ -1,4 +1,4 @@
-"""``brainview reflect challenge|invalidate|reinstate|undo|fading``.
+"""``brainview reflect challenge|quarantine|release|invalidate|reinstate|undo|fading``.
 
 Lifecycle actions go through :mod:`brainview.services.lifecycle` exactly as the
 console's do: one call is one transaction and one *batch* (all ids or none), recorded
@@ -43,11 +43,12 @@ def _ids(args: argparse.Namespace) -> list[str]:
 
 
 def _batch(args: argparse.Namespace, verb: str) -> int:
-    if verb != "reinstate" and not (args.reason or "").strip():
+    if verb not in ("reinstate", "release") and not (args.reason or "").strip():
         raise UsageError(f"reflect {verb}: --reason is required")
     with session_of(args) as session:
         actor = session.decider
         result = session.lifecycle(verb, _ids(args), reason=args.reason or "")
+        radius = _radius(session, [r for r, _a, _b in result.changed], verb)
     data: dict[str, Any] = {
         "batch_id": result.batch_id,
         "action": result.verb,
@@ -58,6 +59,8 @@ def _batch(args: argparse.Namespace, verb: str) -> int:
         "flagged_proposals": list(result.flagged),
         "synapses": result.synapses,
     }
+    if radius is not None:
+        data["blast_radius"] = radius
     if args.json:
         emit_json(data)
         return 0
@@ -69,8 +72,34 @@ def _batch(args: argparse.Namespace, verb: str) -> int:
     out += [f"  {cell(r, 40)}: {cell(why)}" for r, why in result.unchanged]
     if result.flagged:
         out.append(f"  {len(result.flagged)} pending proposal(s) flagged as suspect")
+    if radius is not None:
+        out.append(
+            f"  blast radius: {radius['pending']} pending, {radius['decided']} decided "
+            f"proposal(s), {radius['neighbours']} neighbour(s); what it changed: "
+            "brainview reflect replay ID"
+        )
     emit_lines(out)
     return 0
+
+
+def _radius(session: Any, ids: list[str], verb: str) -> dict[str, Any] | None:
+    """A quarantine's blast radius (what the lesson influenced), read after the batch."""
+    if verb != "quarantine" or not ids:
+        return None
+    from brainview.services.lifecycle.blast import radius
+
+    with session.project() as project:
+        found = radius(project, ids)
+    return {
+        "pending": len({p.proposal_id for p in found.pending}),
+        "decided": len({p.proposal_id for p in found.decided}),
+        "neighbours": len(found.neighbours) + found.more_neighbours,
+        "proposals": [
+            {"proposal": p.proposal_id, "reflection": p.reflection_id, "role": p.role,
+             "stance": p.stance, "status": p.status, "verdict": p.verdict}
+            for p in found.proposals
+        ],
+    }  # fmt: skip
 
 
 def challenge(args: argparse.Namespace) -> int:
@@ -84,8 +113,18 @@ def invalidate(args: argparse.Namespace) -> int:
 
 
 def reinstate(args: argparse.Namespace) -> int:
-    """Back to live: undo a challenge or an invalidation."""
+    """Back to live: undo a challenge, a quarantine or an invalidation."""
     return _batch(args, "reinstate")
+
+
+def quarantine(args: argparse.Namespace) -> int:
+    """Never recall reflections again until released (nothing else changes)."""
+    return _batch(args, "quarantine")
+
+
+def release(args: argparse.Namespace) -> int:
+    """Quarantined reflections back into recall."""
+    return _batch(args, "release")
 
 
 def undo(args: argparse.Namespace) -> int:

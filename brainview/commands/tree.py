@@ -326,17 +326,27 @@ def _reflect(sub: argparse._SubParsersAction) -> None:
 
     verbs = {
         "challenge": "flag reflections for review (still consulted, shown with a warning)",
+        "quarantine": "never recall reflections again until released; every row kept",
+        "release": "bring quarantined reflections back into recall",
         "invalidate": "soft-retire reflections: never consulted again, history kept",
-        "reinstate": "bring challenged or invalidated reflections back to live",
+        "reinstate": "bring challenged, quarantined or invalidated reflections back to live",
     }
     for verb, help_ in verbs.items():
         p = _leaf(acts, verb, f"reflect_lifecycle:{verb}", help_)
         p.add_argument("ids", nargs="+", metavar="ID", help="reflection ids (- reads stdin)")
-        need = "" if verb == "reinstate" else " (required)"
+        need = "" if verb in ("reinstate", "release") else " (required)"
         p.add_argument("--reason", help=f"why{need}; recorded with the batch")
         _who(p)
         _location(p)
         _json(p)
+
+    p = _leaf(
+        acts, "replay", "reflect_replay:replay", "past recalls and decisions a lesson changed"
+    )
+    p.add_argument("id", metavar="ID", help="reflection id")
+    p.add_argument("--limit", type=int, default=200, help="recalls replayed, newest first (200)")
+    _location(p)
+    _json(p)
 
     p = _leaf(acts, "undo", "reflect_lifecycle:undo", "undo a lifecycle batch exactly")
     which = p.add_mutually_exclusive_group(required=True)
