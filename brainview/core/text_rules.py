@@ -116,16 +116,24 @@ def check_text(field: str, value: object, *, max_len: int, required: bool = Fals
     return value
 
 
+MAX_STORED_TEXT = 1_000_000
+"""The longest string any row brainview writes may hold (every path's own limit is lower:
+a rationale 100,000, params text 200,000; this is the door's backstop)."""
+
+
 def row_problem(table: str, row: dict[str, object], cols: object = None) -> str | None:
     """``table.column: why`` for the first string value in ``row`` (only ``cols`` when
     given) that free text may not hold, else ``None``: the rule every row a brainview
     write stores passes (:class:`brainview.store.effects.EffectLog`), whatever path
     built it — a proposal, an outcome, a ``.learnings/`` entry, a lifecycle action.
-    ``*_json`` columns are encoded data (snapshots of rows as they were), not text."""
+    ``*_json`` columns are encoded data (snapshots of rows as they were), not text.
+    Longer than :data:`MAX_STORED_TEXT` is refused too."""
     names = row if cols is None else cols
     for col in names:  # type: ignore[attr-defined]
         value = row.get(col)
         if isinstance(value, str) and not str(col).endswith("_json"):  # JSON: encoded data
+            if len(value) > MAX_STORED_TEXT:
+                return f"{table}.{col}: longer than {MAX_STORED_TEXT:,} characters"
             found = _TEXT_BAD.search(value)
             if found is not None:
                 return f"{table}.{col}: {describe(found.group()[0])}"

@@ -33,8 +33,6 @@ from brainview.core.outcomes import OutcomeReport
 from brainview.demo.generator import DEMO_NOW
 from brainview.errors import InvalidInputError, UnsafeSchemaError
 from brainview.services.session import Session
-from brainview.services.session_intake import SessionIntake
-from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import discover
 
 SRC = Path(__file__).resolve().parents[2] / "brainview"
@@ -115,16 +113,12 @@ def test_only_the_door_begins_write_transactions_or_opens_a_brain_writable() -> 
 
 def test_only_the_session_opens_a_project_for_writing() -> None:
     """Faces (and services) ask :class:`Session` to write: a call passing a write flag
-    that is not plainly ``False`` appears in the session alone (and in the project's own
-    ``locate``, which passes its parameters on)."""
-    allowed = {
-        "services/session.py", "services/session_writes.py", "services/session_intake.py",
-        "services/project.py",
-    }  # fmt: skip
+    that is not plainly ``False`` appears in the session and its mixins alone (and in
+    the project's own ``locate``, which passes its parameters on)."""
     found = []
     for rel, path in _modules():
-        if rel in allowed:
-            continue
+        if re.fullmatch(r"services/session(_\w+)?\.py|services/project\.py", rel):
+            continue  # the session and its mixins; the project passes its flags on
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue
@@ -206,7 +200,8 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
     root, info = demo
     writes = {
         name
-        for cls in (Session, SessionWrites, SessionIntake)
+        for cls in Session.__mro__
+        if cls.__module__.startswith("brainview.")
         for name, fn in vars(cls).items()
         if callable(fn)
         and not name.startswith("_")
@@ -301,4 +296,20 @@ def test_an_outcome_over_the_cli_with_an_escape_is_one_line_exit_4(demo, tmp_pat
     out = cli("outcome", "report", str(report), "-C", str(root))
     assert out.returncode == 4 and "outcome.situation" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "\x1b" not in out.stderr
+    assert dump(agent_db(root), skip=set()) == before
+
+
+def test_the_effect_log_refuses_a_string_past_the_doors_size_limit(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.core.text_rules import MAX_STORED_TEXT
+    from brainview.services.project import Project
+    from brainview.store.effects import EffectLog
+
+    root, _info = demo
+    before = dump(agent_db(root), skip=set())
+    row = {"id": "r-big", "type": "reflection", "created_at": "2026-11-30",
+           "updated_at": "2026-11-30", "content": "x" * (MAX_STORED_TEXT + 1)}  # fmt: skip
+    with Project.open(discover(root), write_agent=True) as project:
+        refused = pytest.raises(InvalidInputError, match="neuron.content: longer than")
+        with refused, project.require_agent().write() as conn:
+            EffectLog(conn).insert("neuron", [row])
     assert dump(agent_db(root), skip=set()) == before
