@@ -27,6 +27,14 @@ def list_(args: argparse.Namespace) -> int:
 
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+    if getattr(args, "suspicious", False):
+        from brainview.commands.reflect_signals import list_suspicious
+
+        return list_suspicious(args)
+    if getattr(args, "sort", "id") == "influence":
+        from brainview.commands.reflect_signals import list_by_influence
+
+        return list_by_influence(args)
     clock = now()
     with open_project(args) as project:
         rows, total, after = page_reflections(
@@ -64,13 +72,15 @@ def list_(args: argparse.Namespace) -> int:
 
 def inspect(args: argparse.Namespace) -> int:
     """Everything recorded about one reflection."""
+    from brainview.commands.reflect_signals import signal_settings
     from brainview.services.readout.reflections import inspect as load
 
     if args.spikes < 0:
         raise UsageError("--spikes must be 0 or more")
     clock = now()
+    settings = signal_settings(args)
     with open_project(args) as project:
-        data = load(project, args.id, clock, spikes=args.spikes)
+        data = load(project, args.id, clock, spikes=args.spikes, signals=settings)
     if args.json:
         emit_json(data | {"now": clock.isoformat()})
         return 0
@@ -80,6 +90,7 @@ def inspect(args: argparse.Namespace) -> int:
 
 def render(data: dict[str, Any]) -> list[str]:
     """Human-readable inspect output (every brain string cleaned)."""
+    from brainview.commands.reflect_signals import influence_lines
     from brainview.core.safe_text import clean
 
     card = data["card"]
@@ -133,6 +144,7 @@ def render(data: dict[str, Any]) -> list[str]:
             f"    {cell(c['proposal_id'], 30)} {c['role']} {c['stance'] or ''} → {c['status']}"
             for c in data["influenced"][:20]
         ]
+    out += influence_lines(data)
     for h in data["lifecycle_history"]:
         out.append(
             f"  {h['at']}  {cell(h['state'], 20)} by {cell(h['actor'], 20)}: "

@@ -314,8 +314,23 @@ def _reflect(sub: argparse._SubParsersAction) -> None:
         "--status", choices=["live", "retired", "all"], default="live", help="(default: live)"
     )
     p.add_argument("--type", default="reflection", help="neuron type (default: reflection)")
-    p.add_argument("--after", metavar="ID", help="next page: ids after this one")
+    p.add_argument(
+        "--after",
+        metavar="ID",
+        help="next page: ids after this one (with --sort influence: the next_after printed)",
+    )
     p.add_argument("--limit", type=int, default=50, help="rows per page (default 50)")
+    p.add_argument(
+        "--sort",
+        choices=["id", "influence"],
+        default="id",
+        help="order: by id (default) or by influence, highest first",
+    )
+    p.add_argument(
+        "--suspicious",
+        action="store_true",
+        help="only lessons with a suspicion signal, ranked by influence x suspicion",
+    )
     _json(p)
 
     p = _leaf(acts, "inspect", "reflect:inspect", "a reflection's card, spikes, refs, audit trail")

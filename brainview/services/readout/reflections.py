@@ -18,8 +18,10 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.json_strict import finite, loads_stored
+from brainview.core.signals import Settings
 from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
+from brainview.services.influence import reflection_signals
 from brainview.services.intake.refs import resolve
 from brainview.services.project import Project
 from brainview.store import reflection_reads
@@ -152,12 +154,19 @@ def iter_reflections(
             yield finite(row)  # export writes strict JSON, whatever a card holds
 
 
-def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 50) -> dict:
+def inspect(
+    project: Project,
+    reflection_id: str,
+    now: datetime,
+    spikes: int = 50,
+    signals: Settings | None = None,
+) -> dict:
     """Everything about one reflection: its row and card, R now, synapses, ``[user:…]``
     refs resolved, and its audit trail (:func:`brainview.services.audit.trail`): origin,
     every spike with the decision behind it, every grade a decision fired into it (undone
     ones marked; capped, with the total), weight changes, merges, lifecycle history
-    and the proposals it influenced."""
+    and the proposals it influenced; its influence, suspicion signals and rank
+    (:func:`brainview.services.influence.reflection_signals`, ``signals``: thresholds)."""
     agent = project.require_agent()
     with agent.read() as conn:
         row = neuron(conn, agent.era, reflection_id)
@@ -186,6 +195,7 @@ def inspect(project: Project, reflection_id: str, now: datetime, spikes: int = 5
     for key in ("origin", "weight_changes", "merges", "influenced", "changelog"):
         base[key] = trail[key]
     base["lifecycle_history"] = trail["lifecycle"]
+    base |= reflection_signals(project, reflection_id, signals)
     return base
 
 

@@ -1,0 +1,195 @@
+"""Suspicion signals over one lesson, each with a one-line reason; never blocking.
+
+* ``rejected-support``: proposals it supported were rejected, as a pattern (counts);
+* ``low-corroboration``: high influence on the word of few identities;
+* ``gaming``: one claim repeated, near-identically, by several identities in a short
+  window (see :func:`gaming`);
+* ``risky``: a risky imperative in its text (:mod:`brainview.core.risky`);
+* ``hidden``: zero-width, tag or bidi characters in its text
+  (:mod:`brainview.core.hidden_text`).
+
+Ranking is ``(1 + influence) × suspicion``: a risky rule nobody used yet still shows,
+and among suspects the one that steers most comes first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from brainview.core.hidden_text import hidden_reason
+from brainview.core.influence import Influence
+from brainview.core.risky import risks
+
+WEIGHTS = {
+    "rejected-support": 1.0,
+    "low-corroboration": 1.0,
+    "gaming": 1.5,
+    "risky": 1.0,
+    "hidden": 1.5,
+}
+"""Suspicion each kind of signal adds (risky: per kind of risk, at most two)."""
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One reason to look at a lesson twice."""
+
+    kind: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Thresholds (``[signals]`` in the config)."""
+
+    rejected_min: int = 2
+    """Rejections of supported proposals before it is a pattern."""
+    high_influence: int = 5
+    """Influence (drafts shaped + decisions swayed) that counts as high."""
+    low_corroboration: int = 1
+    """Confirming identities at or below which corroboration is low."""
+    window_days: float = 3.0
+    """Window in which repeated claims count as one campaign."""
+    min_identities: int = 3
+    """Distinct identities repeating a claim before it looks like gaming."""
+    similarity: float = 0.8
+    """Jaccard of word 2-shingles at which two lesson texts are one claim."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What the gaming signal needs of a lesson: who wrote it, when, its shingles."""
+
+    id: str
+    identity: str
+    at: float
+    """Creation time, seconds since the epoch."""
+    shingles: frozenset[str]
+
+
+def rejected_support(inf: Influence, s: Settings) -> Signal | None:
+    """Proposals it supported were rejected at least ``rejected_min`` times, and at
+    least as often as they were accepted."""
+    n, ok = inf.rejected_support, inf.accepted_support
+    if n < s.rejected_min or n < ok:
+        return None
+    return Signal(
+        "rejected-support",
+        f"rejected despite its support: {n} of {n + ok} decided proposals it supported "
+        "were rejected",
+    )
+
+
+def low_corroboration(inf: Influence, s: Settings) -> Signal | None:
+    """High influence confirmed by at most ``low_corroboration`` identities."""
+    if inf.score < s.high_influence or inf.identities > s.low_corroboration:
+        return None
+    return Signal(
+        "low-corroboration",
+        f"high influence, low corroboration: shaped {inf.drafts} draft(s) "
+        f"({inf.suppressed} suppressed), swayed {inf.swayed} decision(s); confirmed "
+        f"{inf.confirmations} time(s) by {inf.identities} identity(ies)",
+    )
+
+
+def text_signals(text: str | None) -> list[Signal]:
+    """Risky imperatives and hidden characters in a lesson's text."""
+    out = [Signal("risky", r.reason) for r in risks(text)]
+    hidden = hidden_reason(text)
+    return out + ([Signal("hidden", hidden)] if hidden else [])
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _components(
+    lessons: dict[str, Lesson], groups: Iterable[Iterable[str]], s: Settings
+) -> list[list[Lesson]]:
+    """Near-duplicate components (union-find over the pairs of each candidate group)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    for group in groups:
+        ids = sorted({i for i in group if i in lessons})
+        for i in ids:
+            parent.setdefault(i, i)
+        for k, a in enumerate(ids):
+            for b in ids[k + 1 :]:
+                if root(a) != root(b) and (
+                    _jaccard(lessons[a].shingles, lessons[b].shingles) >= s.similarity
+                ):
+                    parent[root(b)] = root(a)
+    comps: dict[str, list[Lesson]] = {}
+    for rid in parent:
+        comps.setdefault(root(rid), []).append(lessons[rid])
+    return [c for c in comps.values() if len(c) >= s.min_identities]
+
+
+def gaming(
+    lessons: Sequence[Lesson],
+    s: Settings,
+    groups: Iterable[Iterable[str]] | None = None,
+) -> dict[str, Signal]:
+    """Lesson id → ``gaming`` signal, for near-duplicates written by at least
+    ``min_identities`` distinct identities within ``window_days`` of each other.
+
+    ``groups``: candidate id sets worth comparing pairwise (the MinHash buckets the
+    service builds); ``None`` compares every pair (small inputs, tests)."""
+    by_id = {x.id: x for x in lessons}
+    comps = _components(by_id, [list(by_id)] if groups is None else groups, s)
+    span = s.window_days * 86_400.0
+    out: dict[str, Signal] = {}
+    for comp in comps:
+        comp.sort(key=lambda x: (x.at, x.id))
+        start = 0
+        for end in range(len(comp)):
+            while comp[end].at - comp[start].at > span:
+                start += 1
+            window = comp[start : end + 1]
+            who = sorted({x.identity for x in window})
+            if len(who) < s.min_identities:
+                continue
+            days = (window[-1].at - window[0].at) / 86_400.0
+            names = ", ".join(w[:24] for w in who[:4]) + (", …" if len(who) > 4 else "")
+            reason = (
+                f"corroboration gaming: {len(window)} near-identical lessons from "
+                f"{len(who)} identities ({names}) within {days:.1f} day(s)"
+            )
+            for x in window:
+                out[x.id] = Signal("gaming", reason)
+    return out
+
+
+def lesson_signals(
+    inf: Influence, text: str | None, s: Settings, extra: Iterable[Signal] = ()
+) -> list[Signal]:
+    """Every signal on one lesson (``extra``: the gaming signal, computed over many)."""
+    found = [rejected_support(inf, s), low_corroboration(inf, s)]
+    return [x for x in found if x is not None] + list(extra) + text_signals(text)
+
+
+def suspicion(signals: Iterable[Signal]) -> float:
+    """How suspicious: the weights of the signals (risky counted at most twice)."""
+    total, risky = 0.0, 0
+    for sig in signals:
+        if sig.kind == "risky":
+            risky += 1
+            if risky > 2:
+                continue
+        total += WEIGHTS.get(sig.kind, 1.0)
+    return total
+
+
+def rank(inf: Influence, signals: Sequence[Signal]) -> float:
+    """``(1 + influence) × suspicion``: the suspicious view's order (0: not suspect)."""
+    return (1 + inf.score) * suspicion(signals)
