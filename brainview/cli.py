@@ -18,7 +18,7 @@ TOP_FLAGS = (*HELP_FLAGS, "--version")
 COMMANDS = {
     *("open", "demo", "stats", "init-agent", "propose", "proposals", "reflect"),
     *("communities", "export", "serve", "recall", "outcome", "mcp", "simulate"),
-    *("learnings", "users", "recover"),
+    *("learnings", "users", "recover", "held-back"),
 }
 
 

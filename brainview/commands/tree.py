@@ -445,6 +445,58 @@ def _outcome(sub: argparse._SubParsersAction) -> None:
     _json(p)
 
 
+def _held_back(sub: argparse._SubParsersAction) -> None:
+    top = sub.add_parser(
+        "held-back", help="drafts the curator held back after recall: see them, decide them"
+    )
+    acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = _leaf(
+        acts,
+        "report",
+        "held_back:report",
+        "record a draft the curator withdrew or rewrote after recall (append-only)",
+        epilog="One JSON object in FILE (- = stdin; shape in docs/curator.md): action "
+        "withdrawn|rewritten, the draft (a proposal object), the recall id and the lessons "
+        "that opposed it. The same id and content again records nothing (already_reported).",
+    )
+    p.add_argument("file", metavar="FILE", help="a JSON object, or - for stdin")
+    p.add_argument("--runtime", help="who reports, when the report names none (default: actor)")
+    _who(p)
+    _location(p)
+    _json(p)
+
+    p = _leaf(
+        acts,
+        "list",
+        "held_back:list_",
+        "the held-back lane: drafts opposed by weakly corroborated lessons, plus a sample",
+        epilog="Configured in [held_back] (min_confirmations, sample_rate, sample_seed).",
+    )
+    p.add_argument("--all", action="store_true", help="every reported draft, decided or not")
+    p.add_argument("--limit", type=int, default=200, help="at most this many (default 200)")
+    _location(p)
+    _json(p)
+
+    p = _leaf(
+        acts,
+        "decide",
+        "held_back:decide",
+        "should-have-proposed (queue it; opposing lessons miss) or rightly-held-back (strong)",
+    )
+    p.add_argument("id", metavar="ID", help="held-back draft id")
+    p.add_argument("verdict", choices=["should-have-proposed", "rightly-held-back"])
+    p.add_argument("--reason", help="why (kept with the verdict)")
+    _who(p)
+    _location(p)
+    _json(p)
+
+    p = _leaf(acts, "undo", "held_back:undo", "undo the verdict on a held-back draft exactly")
+    p.add_argument("id", metavar="ID", help="held-back draft id (or the verdict's decision id)")
+    _who(p)
+    _location(p)
+    _json(p)
+
+
 def _communities(sub: argparse._SubParsersAction) -> None:
     top = sub.add_parser("communities", help="clusters of similar reflections")
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -620,6 +672,7 @@ def build_parser() -> Parser:
     _proposals(sub)
     _reflect(sub)
     _outcome(sub)
+    _held_back(sub)
     _communities(sub)
     _export(sub)
     _simulate(sub)

@@ -28,6 +28,20 @@ def _proposal_file(root: Path) -> Path:
     return path
 
 
+def _held_back_file(root: Path) -> Path:
+    users = [r[0] for r in sql(user_db(root), "SELECT id FROM neuron WHERE retired_at IS NULL")]
+    refl = [r[0] for r in sql(agent_db(root), "SELECT id FROM neuron WHERE type='reflection'")]
+    doc = {
+        "id": "hb-smoke",
+        "action": "withdrawn",
+        "draft": {"kind": "note", "params": {"neurons": [users[0]]}, "rationale": "a quiz"},
+        "lessons": [{"reflection": refl[0], "stance": "oppose"}],
+    }
+    path = root / "hb.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
 def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
     """The argv of one subcommand and a check of its JSON output."""
     pid, rid = fresh(info)[0], info.reflection_ids[0]
@@ -39,6 +53,12 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
               "--situation", "the hint missed", "--consulted", f"{rid}:support"]  # fmt: skip
     if name in ("outcome show", "outcome undo"):
         assert cli(*report, "-C", str(root)).returncode == 0
+    held_back = ["held-back", "report", str(_held_back_file(root))]
+    if name in ("held-back list", "held-back decide", "held-back undo"):
+        assert cli(*held_back, "-C", str(root)).returncode == 0
+    if name == "held-back undo":
+        decide = ("held-back", "decide", "hb-smoke", "rightly-held-back")
+        assert cli(*decide, "-C", str(root)).returncode == 0
     tree = root / ".learnings"
     if name.startswith("learnings"):
         write_tree(root, DEMO_NOW)
@@ -105,6 +125,19 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         "outcome report": (report, lambda d: d["lesson_id"] and d["grades"][0]["grade"] == 1),
         "outcome show": (["outcome", "show", "o-smoke"], lambda d: d["already_recorded"]),
         "outcome undo": (["outcome", "undo", "o-smoke"], lambda d: d["id"] == "o-smoke"),
+        "held-back report": (held_back, lambda d: d["id"] == "hb-smoke"),
+        "held-back list": (
+            ["held-back", "list"],
+            lambda d: d["count"] == 1 and d["items"][0]["in_lane"],
+        ),
+        "held-back decide": (
+            ["held-back", "decide", "hb-smoke", "should-have-proposed"],
+            lambda d: d["proposal_id"] == "p-hb-smoke" and d["grades"][0]["grade"] == 1,
+        ),
+        "held-back undo": (
+            ["held-back", "undo", "hb-smoke"],
+            lambda d: d["verdict"] == "rightly_held_back" and d["rows_restored"] > 0,
+        ),
         "export proposals": (["export", "proposals"], lambda d: len(d) == 36),
         "export decisions": (["export", "decisions"], lambda d: d == []),
         "export reflections": (["export", "reflections"], lambda d: len(d) > 150),
@@ -144,7 +177,8 @@ SUBCOMMANDS = [
     "communities list", "communities show",
     "export proposals", "export decisions", "export reflections", "export communities",
     "recall", "recall --no-log", "learnings import", "learnings plan", "users list",
-    "users token", "recover",
+    "users token", "recover", "held-back report", "held-back list", "held-back decide",
+    "held-back undo",
 ]  # fmt: skip
 
 
