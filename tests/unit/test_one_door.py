@@ -165,6 +165,7 @@ def _cases(root: Path, info: Any) -> dict[str, Callable[[Session], object]]:
         "undo": lambda s: s.undo(None),
         "undo_named": lambda s: s.undo_named(s.undo_target(None)),
         "lifecycle": lambda s: s.lifecycle("challenge", refl[:1], "suspicious"),
+        "lifecycle_quarantine": lambda s: s.lifecycle("quarantine", refl[:1], "poison?"),
         "blast": lambda s: s.blast(BlastAction("challenge", tuple(refl[:1]), reason="odd")),
         "undo_lifecycle": lambda s: s.undo_lifecycle(None),
         "set_writing": lambda s: s.set_writing(False, "pause"),
@@ -214,7 +215,8 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
 @pytest.mark.parametrize(
     "case",
     [
-        "decide", "dismiss", "lifecycle", "blast", "set_writing", "toggle_writing",
+        "decide", "dismiss", "lifecycle", "lifecycle_quarantine", "blast", "set_writing",
+        "toggle_writing",
         "report_outcome", "decide_fading", "queue_consolidation", "propose",
     ],
 )  # fmt: skip
