@@ -85,6 +85,8 @@ def import_(args: argparse.Namespace) -> int:
     )
     for file, line, why in result.blocked:
         print(f"  not imported {one_line(file, 80)}:{line}: {one_line(why, 120)}")
+    for file, line, why in result.flagged:
+        print(f"  ⚑ flagged {one_line(file, 80)}:{line}: {one_line(why, 160)}")
     for file, why in result.skipped:
         print(f"  skipped {one_line(file, 80)}: {one_line(why, 80)}", file=sys.stderr)
     return 0

@@ -36,7 +36,7 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
             r"--no-verify\b|--skip-?tests?\b|-DskipTests\b|--no-gpg-sign\b"
             r"|\bskip(?:ping)?\s+(?:the\s+|all\s+|any\s+)?(?:unit\s+|ci\s+)?"
             r"(?:tests?|checks?|verification|validation|hooks?|ci|review)\b"
-            r"|\b(?:without|no need (?:for|to))\s+(?:running\s+|run\s+)?(?:the\s+)?tests?\b"
+            r"|\bno need (?:for|to run)\s+(?:the\s+)?tests?\b"
             r"|\bdon'?t\s+(?:bother\s+)?(?:run(?:ning)?|with)\s+(?:the\s+)?tests\b",
             _I,
         ),

@@ -103,6 +103,11 @@ def text_signals(text: str | None) -> list[Signal]:
     return out + ([Signal("hidden", hidden)] if hidden else [])
 
 
+def text_flags(text: str | None) -> list[str]:
+    """The reasons of :func:`text_signals` (what an import or an outcome reports)."""
+    return [x.reason for x in text_signals(text)]
+
+
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 

@@ -19,7 +19,15 @@ MARK = {
 }
 """State labels that never rely on colour alone."""
 
-SUSPICION_KINDS = ("challenged", "quarantined", "invalidated", "retired", "tombstone", "blast")
+SUSPICION_KINDS = (
+    "challenged",
+    "quarantined",
+    "invalidated",
+    "retired",
+    "tombstone",
+    "blast",
+    "risky",
+)
 """A proposal leaned on a challenged / quarantined / invalidated / retired reflection, on a
 near-duplicate of an invalidated one, or was flagged from a blast radius."""
 
@@ -55,6 +63,7 @@ def describe_flag(flag: dict[str, Any]) -> str:
         "tombstone": f"{role} reflection {rid} resembles invalidated {flag.get('match', '?')}"
         f" (similarity {float(flag.get('score', 0)):.2f})",
         "blast": f"stale by suspicion: {role} reflection {rid} was {flag.get('verb', 'flagged')}",
+        "risky": f"{flag.get('field', 'text')} is risky",
     }.get(str(flag.get("kind")), "suspicious")
     detail = flag.get("detail")
     return f"{head}: {detail}" if detail else head
@@ -63,3 +72,24 @@ def describe_flag(flag: dict[str, Any]) -> str:
 def describe_suspicion(value: str | None) -> list[str]:
     """Every flag of a ``suspicion`` value as one plain-text line."""
     return [describe_flag(f) for f in decode_suspicion(value)]
+
+
+_TEXT_FIELDS = 20
+"""At most this many string fields of a proposal are scanned for risky text."""
+
+
+def risky_flags(rationale: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """``risky`` flags for a proposal's own text: its rationale and its string params
+    (a policy, a lesson, new content), one per reason found (signals, never refusals).
+    The matchers are imported here: the first paint only decodes flags."""
+    from brainview.core.hidden_text import hidden_reason
+    from brainview.core.risky import risk_reasons
+
+    texts = [("rationale", rationale)]
+    texts += [(f"params.{k}", v) for k, v in params.items() if isinstance(v, str)]
+    flags = []
+    for name, value in texts[:_TEXT_FIELDS]:
+        hidden = hidden_reason(value)
+        for reason in risk_reasons(value) + ([hidden] if hidden else []):
+            flags.append({"kind": "risky", "field": name, "detail": reason})
+    return flags

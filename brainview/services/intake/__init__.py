@@ -22,6 +22,7 @@ from brainview.core import fsrs_math, proposal_rules
 from brainview.core.bulk import collector_paused
 from brainview.core.proposal_fields import fail
 from brainview.core.proposal_parse import Proposal, parse_many
+from brainview.core.suspicion import risky_flags
 from brainview.core.text_rules import FieldError
 from brainview.errors import InvalidInputError
 from brainview.services.intake.agent import agent_ref_ids, check_agent_refs
@@ -174,10 +175,11 @@ def flag_suspicion(
         lookalikes = near_many(conn, {r: n.content or "" for r, n in texts.items()})
     odd = {r for r, st in states.items() if st.state != LIVE} | lookalikes.keys()
     for p in batch:
+        risky = risky_flags(p.rationale, p.params)
         if odd.isdisjoint(_ids(p)):  # most proposals: every reflection live, no look-alike
-            p.suspicion = None
+            p.suspicion = add_flags(None, risky)
             continue
-        flags = []
+        flags = risky
         for rid, role in _reflections(p):
             st = states.get(rid)
             if st is not None and st.state != LIVE:

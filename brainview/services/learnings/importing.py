@@ -28,6 +28,7 @@ from fsrs import Rating, Scheduler
 from brainview.core import fsrs_math
 from brainview.core.learnings_groups import Groups
 from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, parse, words
+from brainview.core.signals import text_flags
 from brainview.core.text_rules import name_problem, row_problem
 from brainview.services.learnings.tree import Tree, import_at, project_of, require_dir
 from brainview.services.lifecycle import INVALIDATED, statuses
@@ -61,6 +62,9 @@ class ImportResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """``(file, why)``: files not read."""
     free_lines: int = 0
+    flagged: list[tuple[str, int, str]] = field(default_factory=list)
+    """``(file, line, reason)``: entries imported with a suspicion signal (a risky
+    imperative, hidden text), one per reason (a signal, never a refusal)."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -73,6 +77,7 @@ class ImportResult:
             "blocked": [{"file": f, "line": n, "why": w} for f, n, w in self.blocked],
             "skipped": [{"file": f, "why": w} for f, w in self.skipped],
             "free_lines": self.free_lines,
+            "flagged": [{"file": f, "line": n, "reason": w} for f, n, w in self.flagged],
         }
 
 
@@ -102,6 +107,7 @@ def scan(tree: Tree) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
         covered = sum(e.span for e in parsed.entries)
         result.free_lines += max(0, len(parsed.lines) - covered)
         for e in parsed.entries:
+            result.flagged += [(rel, e.line, why) for why in text_flags(e.text)]
             n = seen.get(e.key_text, 0)
             seen[e.key_text] = n + 1
             found.append((e, kind[0], kind[1], entry_key(e.raw, n)))

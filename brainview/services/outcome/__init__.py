@@ -46,6 +46,8 @@ from brainview.core.outcomes import (
     lesson_text,
 )
 from brainview.core.params import ParamError
+from brainview.core.signals import text_flags
+from brainview.core.suspicion import add_flags
 from brainview.errors import ConflictError, InvalidInputError
 from brainview.services import lifecycle
 from brainview.services.audit import agent_log
@@ -181,6 +183,13 @@ def _record(
     at_s = fsrs_math.format_ts(at)
     verdict = report.verdict
     status = "accepted" if verdict == "accept" else "rejected"
+    lesson_id = f"r-{uuid.uuid4().hex[:12]}" if verdict == "reject" and lesson else None
+    # The lesson it writes is checked like any other: a risky imperative or hidden text
+    # is a suspicion flag on the outcome, naming the lesson (a signal, not a refusal).
+    flagged = [
+        {"kind": "risky", "field": "lesson", "reflection": lesson_id, "detail": why}
+        for why in (text_flags(lesson_text(report)) if lesson_id else [])
+    ]
     log.insert(
         "brainview_proposal",
         [
@@ -189,7 +198,7 @@ def _record(
                 "params_json": json.dumps(report.params(), ensure_ascii=False, sort_keys=True),
                 "rationale": "", "created_at": at_s, "received_at": at_s, "status": status,
                 "runtime": report.runtime, "source": source, "summary": report.summary(),
-                "n_consulted": len(report.consulted),
+                "n_consulted": len(report.consulted), "suspicion": add_flags(None, flagged),
             }
         ],
     )  # fmt: skip
@@ -202,7 +211,6 @@ def _record(
         ],
     )  # fmt: skip
     decision_id = f"dec-{uuid.uuid4().hex[:12]}"
-    lesson_id = f"r-{uuid.uuid4().hex[:12]}" if verdict == "reject" and lesson else None
     insert_decision(
         conn,
         {
