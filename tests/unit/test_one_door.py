@@ -182,7 +182,21 @@ def _cases(root: Path, info: Any) -> dict[str, Callable[[Session], object]]:
         "import_spkt_plan": lambda s: s.import_spkt_plan({"items": []}),
         "queue_tier_moves": lambda s: s.queue_tier_moves(),
         "import_learnings": lambda s: s.import_learnings(root / ".learnings"),
+        "report_held_back": lambda s: s.report_held_back(_held_back(root, refl[0])),
+        "decide_held_back": lambda s: s.decide_held_back("hb-door", "rightly_held_back"),
+        "undo_held_back": lambda s: s.undo_held_back("hb-door"),
     }
+
+
+def _held_back(root: Path, lesson: str) -> dict[str, Any]:
+    """A held-back report naming a live user neuron and ``lesson``."""
+    conn = sqlite3.connect(user_db(root))
+    try:
+        (user,) = conn.execute("SELECT id FROM neuron WHERE retired_at IS NULL").fetchone()
+    finally:
+        conn.close()
+    draft = {"kind": "note", "params": {"neurons": [user]}, "rationale": "a quiz"}
+    return {"id": "hb-door", "action": "withdrawn", "draft": draft, "lessons": [lesson]}
 
 
 def _plan(session: Session) -> object:
@@ -218,6 +232,7 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
         "decide", "dismiss", "lifecycle", "lifecycle_quarantine", "blast", "set_writing",
         "toggle_writing",
         "report_outcome", "decide_fading", "queue_consolidation", "propose",
+        "report_held_back",
     ],
 )  # fmt: skip
 def test_every_session_write_is_refused_on_an_unsafe_schema(demo, case: str) -> None:  # type: ignore[no-untyped-def]
