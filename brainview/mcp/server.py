@@ -26,7 +26,7 @@ from brainview.mcp.stdio import stdio_transport
 if TYPE_CHECKING:
     from brainview.store.discovery import BrainPaths
 
-GROUPS = ("tools_recall", "tools_queue", "tools_reflections")
+GROUPS = ("tools_recall", "tools_queue", "tools_reflections", "tools_held_back")
 """Modules of :mod:`brainview.mcp` whose ``@tool`` functions are offered, in order."""
 INSTRUCTIONS = (
     "brainview keeps a curator agent's lessons (reflections) honest. Before drafting, "
@@ -35,7 +35,8 @@ INSTRUCTIONS = (
     "you consulted with a stance and the recall_id; read the maintainer's decisions and "
     "the grades they fired with `decisions_since`; look at one lesson with "
     "`inspect_reflection`. Tutor and QABot report whether a hint or answer worked with "
-    "`report_outcome`. Read the resource brainview://docs/curator.md for the whole loop."
+    "`report_outcome`. When lessons make you withdraw or rewrite a draft, say so with "
+    "`report_held_back`. Read the resource brainview://docs/curator.md for the whole loop."
 )
 
 

@@ -36,7 +36,10 @@ from tests.read_only_helpers import assert_read_only
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Implementation(name="curator-test", version="1.0")
-TOOLS = {"recall", "propose", "decisions_since", "inspect_reflection", "report_outcome"}
+TOOLS = {
+    "recall", "propose", "decisions_since", "inspect_reflection", "report_outcome",
+    "report_held_back",
+}  # fmt: skip
 READ_ONLY_TOOLS = {"decisions_since", "inspect_reflection"}
 GUIDE_URI = "brainview://docs/curator.md"
 SCHEMA_URI = "brainview://schema/proposal.schema.json"
