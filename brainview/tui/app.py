@@ -79,6 +79,13 @@ class BrainviewApp(App[int]):
             tooltip="Reflection communities and what is fading",
         ),
         Binding(
+            "4",
+            "suspicious",
+            "Suspicious",
+            id="go.suspicious",
+            tooltip="Lessons ranked by influence × suspicion, each signal with its reason",
+        ),
+        Binding(
             "q,ctrl+c",
             "request_quit",
             "Quit",
@@ -294,6 +301,17 @@ class BrainviewApp(App[int]):
                 offer=draft_of(offer) if offer is not None else None,
             )
         )
+
+    def action_suspicious(self) -> None:
+        """Push the suspicious view (lessons by influence × suspicion) over this screen."""
+        from brainview.tui.suspicious import SuspiciousScreen
+
+        if isinstance(self.screen, SuspiciousScreen):
+            return
+        if self.paths.agent_exists:
+            self.push_screen(SuspiciousScreen())
+        else:
+            self.notify("no agent brain: no lessons to rank", severity="warning")
 
     def action_recall(self) -> None:
         """Recall lessons by words and neurons (read-only)."""

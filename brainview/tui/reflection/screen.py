@@ -9,7 +9,7 @@ console): the card and the audit trail are read again, the scroll stays.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -25,6 +25,7 @@ from brainview.tui.access import pruning_threshold, session_of
 from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
+from brainview.tui.reflection.influence import InfluencePanel
 from brainview.tui.reflection.parts import FsrsCard, References, ReflectionText
 from brainview.tui.reflection.render import render_refs
 from brainview.tui.role_gate import allowed
@@ -81,6 +82,8 @@ class ReflectionScreen(Screen[None]):
                 yield ReflectionText(id="reflection-text")
                 yield Static(Text("references", style="bold underline"), classes="section")
                 yield References(id="reflection-refs")
+                yield Static(Text("influence", style="bold underline"), classes="section")
+                yield InfluencePanel(id="reflection-influence")
                 with Vertical(id="reflection-audit"):
                     yield AuditView(id="audit")
             with right:
@@ -135,18 +138,22 @@ class ReflectionScreen(Screen[None]):
         """Read the reflection again."""
         rid, threshold = self.reflection_id, pruning_threshold(self)
 
-        def read(session: Session) -> tuple[ReflectionDetail, int]:
+        def read(session: Session) -> tuple[ReflectionDetail, int, dict[str, Any]]:
             from brainview.services.communities.curves import reflection_detail
+            from brainview.services.influence import reflection_signals, settings_of
             from brainview.services.review.flags import lifecycle_mark
 
             with session.project() as project:
                 mark = lifecycle_mark(project)  # first: a later change is noticed again
-                return reflection_detail(project, rid, session.clock(), threshold=threshold), mark
+                detail = reflection_detail(project, rid, session.clock(), threshold=threshold)
+                signals = reflection_signals(project, rid, settings_of(session.config.signals))
+                return detail, mark, signals
 
         run_service(self, read, group="reflection-load", done=self._loaded)
 
-    def _loaded(self, result: tuple[ReflectionDetail, int]) -> None:
-        detail, mark = result
+    def _loaded(self, result: tuple[ReflectionDetail, int, dict[str, Any]]) -> None:
+        detail, mark, signals = result
+        self.query_one(InfluencePanel).data = signals
         self.detail = detail
         self.query_one(LifecycleWatch).note(mark, "detail")
         self.sub_title = one_line(detail.neuron.id, 60)
