@@ -1,4 +1,5 @@
-"""Challenge, invalidate, reinstate and undo, for any screen that shows reflections.
+"""Challenge, quarantine, invalidate, reinstate and undo, for any screen that shows
+reflections.
 
 :class:`LifecycleActions` is an invisible widget a screen composes once.  It owns the
 session's lifecycle batches (what ``U`` undoes), opens the invalidate dialog or the
@@ -36,8 +37,10 @@ LIFECYCLE_BINDINGS = [
             tooltip="Soft-retire with a reason; shows the blast radius"),
     Binding("c", "lifecycle('challenge')", "Challenge…", id="lifecycle.challenge",
             tooltip="Flag for review with a reason (still consulted)"),
+    Binding("Q", "lifecycle('quarantine')", "Quarantine…", id="lifecycle.quarantine",
+            tooltip="Never recalled again, every row kept; blast radius and replay"),
     Binding("R", "lifecycle_reinstate", "Reinstate", id="lifecycle.reinstate",
-            tooltip="Back to live (un-retires what an invalidation retired)"),
+            tooltip="Back to live (lifts a quarantine; un-retires what invalidation retired)"),
     Binding("U", "lifecycle_undo", "Undo lifecycle", id="lifecycle.undo",
             tooltip="Undo this session's last lifecycle action (the whole batch)"),
 ]  # fmt: skip
@@ -69,7 +72,8 @@ class LifecycleActions(Widget):
             return self.actions
 
     def open(self, verb: str, targets: list[str]) -> None:
-        """Open the invalidate / challenge dialog for ``targets``; apply what it returns."""
+        """Open the invalidate / challenge / quarantine dialog for ``targets``; apply what
+        it returns."""
         from brainview.tui.lifecycle.modal import InvalidateScreen
 
         if not targets:

@@ -1,4 +1,5 @@
-"""Invalidate or challenge reflections: reason, blast radius with marks, confirm with count.
+"""Invalidate, challenge or quarantine reflections: reason, blast radius with marks,
+what replay says they changed, confirm with count.
 
 :class:`InvalidateScreen` is a modal; it reads the blast radius through the session
 (:func:`brainview.services.lifecycle.radius_view.radius_view`) and dismisses with a
@@ -30,6 +31,7 @@ from brainview.tui.lifecycle.radius import (
     radius_options,
     radius_summary,
 )
+from brainview.tui.lifecycle.replay_view import ReplayLine
 from brainview.tui.widgets.suspicion import state_mark
 from brainview.tui.workers import WorkFailed, run_service
 
@@ -37,7 +39,12 @@ if TYPE_CHECKING:
     from brainview.services.lifecycle.radius_view import RadiusView
     from brainview.services.session import Session
 
-VERBS = ("invalidate", "challenge")
+VERBS = ("invalidate", "challenge", "quarantine")
+EFFECT = {
+    "invalidate": "soft-retires them: never consulted again, history kept, reversible",
+    "challenge": "flags them: still consulted, shown with a warning",
+    "quarantine": "never recalled again, nothing else changed: every row kept, reversible",
+}
 
 
 class DialogTitle(Static):
@@ -62,7 +69,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
     | Key | Action |
     |-----|--------|
     | `ctrl+s` | Review the count / confirm |
-    | `ctrl+t` | Switch invalidate ↔ challenge |
+    | `ctrl+t` | Switch invalidate → challenge → quarantine |
     | `space` | Mark / unmark (in the list) |
     | `escape` | Back / cancel |
     """
@@ -75,6 +82,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
     }
     #invalidate-title { text-style: bold; }
     #invalidate-targets { height: auto; max-height: 6; color: $text-muted; }
+    #invalidate-replay { height: auto; max-height: 3; color: $text-muted; }
     #invalidate-marks { height: 1fr; border: round $primary 40%; }
     #invalidate-summary { height: auto; padding: 0 1; }
     #invalidate-buttons { height: 3; align: right middle; }
@@ -86,12 +94,12 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
         Binding("escape", "cancel", "Cancel", id="invalidate.cancel", tooltip="Back, or close"),
         Binding("ctrl+s", "confirm", "Confirm…", id="invalidate.confirm", tooltip="Show the count"),
         Binding(
-            "ctrl+t", "toggle_verb", "Verb", id="invalidate.verb", tooltip="Invalidate ↔ challenge"
+            "ctrl+t", "toggle_verb", "Verb", id="invalidate.verb", tooltip="Next lifecycle verb"
         ),
     ]
 
     verb: var[str] = var("invalidate")
-    """``invalidate`` or ``challenge``."""
+    """``invalidate``, ``challenge`` or ``quarantine``."""
     confirming: var[bool] = var(False)
     """Whether the second step (the count, then "Yes") is showing."""
     view: var[RadiusView | None] = var(None, always_update=True)
@@ -120,6 +128,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
             yield RadiusLine(
                 Text("blast radius: reading…", style="dim italic"), id="invalidate-radius"
             )
+            yield ReplayLine(Text("replay: reading…", style="dim italic"), id="invalidate-replay")
             yield MarkList(id="invalidate-marks")
             yield Summary("", id="invalidate-summary")
             with Horizontal(id="invalidate-buttons"):
@@ -140,6 +149,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
                 return radius_view(project, targets)
 
         run_service(self, read, group="invalidate-radius", done=self._loaded)
+        self.query_one(ReplayLine).load(targets)
 
     def _loaded(self, view: RadiusView) -> None:
         self.view = view
@@ -196,11 +206,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
 
     def _summarise(self) -> None:
         action = self.chosen()
-        effect = (
-            "soft-retires them: never consulted again, history kept, reversible"
-            if self.verb == "invalidate"
-            else "flags them: still consulted, shown with a warning"
-        )
+        effect = EFFECT[self.verb]
         self.query_one(Summary).update(
             Text(
                 f"{self.verb.capitalize()} {len(action.reflections)} reflection(s) and flag "
@@ -216,7 +222,7 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
         self._summarise()
 
     def action_toggle_verb(self) -> None:
-        """Switch between invalidate and challenge."""
+        """Switch to the next verb (invalidate → challenge → quarantine)."""
         self.verb = _other(self.verb)
         self._retitle()
         self._fill()
@@ -273,4 +279,4 @@ class InvalidateScreen(ModalScreen[BlastAction | None]):
 
 
 def _other(verb: str) -> str:
-    return "challenge" if verb == "invalidate" else "invalidate"
+    return VERBS[(VERBS.index(verb) + 1) % len(VERBS)] if verb in VERBS else VERBS[0]

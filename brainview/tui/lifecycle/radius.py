@@ -35,7 +35,11 @@ def named(text: str, titles: Titles) -> str:
 
 def movable(verb: str) -> tuple[str, ...]:
     """The states ``verb`` can move a reflection out of."""
-    return ("live",) if verb == "challenge" else ("live", "challenged", "retired")
+    if verb == "challenge":
+        return ("live",)
+    if verb == "quarantine":
+        return ("live", "challenged")
+    return ("live", "challenged", "quarantined", "retired")
 
 
 def by_proposal(hits: list[ProposalHit]) -> dict[str, list[ProposalHit]]:

@@ -143,10 +143,12 @@ def status_text(loading: bool, error: str, browsed: Browsed | None) -> Text:
         )
     hits = browsed.result.hits
     info = browsed.result.index
+    held = browsed.result.excluded.get("quarantined", 0)
+    out = f" · {held} quarantined lesson(s) left out" if held else ""
     if not hits:
-        return Text("no live lesson matches", style="italic")
+        return Text("no live lesson matches" + out, style="italic")
     return Text(
         f"{len(hits)} lesson(s), best first, of {info.get('docs', '?')} indexed"
-        " · enter on one opens it",
+        f"{out} · enter on one opens it",
         style="dim",
     )
