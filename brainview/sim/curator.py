@@ -8,7 +8,9 @@ logged ``terms``, leaving out the words recall adds for every draft of a kind) o
 share of the draft's neurons it cites, whichever is larger; a hit under
 a recalled policy weighs ``1 + policy_bonus`` times more.  If the strongest opposing
 hit outweighs the strongest supporting one by ``threshold`` or more, the draft is
-rewritten (merges become an ``extends`` link, recalled again) or dropped.  What it
+rewritten (merges become an ``extends`` link, recalled again) or dropped — and either
+way reported as held back (:meth:`Curator.held_back`), with the recall and the
+opposing hits it leaned on.  What it
 submits consults the hits that weigh at least ``consult_floor`` (at most five) with the
 stance recall suggested, and names the recall (``"recall": "rc-…"``) so the rest of the
 hits become ``retrieved``.  Loop off: no recall, nothing consulted.
@@ -45,6 +47,10 @@ class Outcome:
     proposal: dict[str, Any] | None = None
     consulted: list[tuple[str, str]] = field(default_factory=list)
     opposition: float = 0.0
+    against: list[str] = field(default_factory=list)
+    """The lessons that made it drop or rewrite the draft (reported as held back)."""
+    recall_id: str | None = None
+    """The recall those lessons came from."""
 
 
 KIND_TERMS = frozenset(
@@ -123,20 +129,42 @@ class Curator:
             out = self._proposal(d, hits, first.result.recall_id, now)
             return Outcome(d, "submitted", d, out, hits, first.opposition)
         alt = rewrite(world, d, now)
+        why, rc = self._against(first), first.result.recall_id
         if alt is None:
-            return Outcome(d, "dropped", opposition=first.opposition)
+            return Outcome(d, "dropped", opposition=first.opposition, against=why, recall_id=rc)
         against = [h for h in first.result.hits if h.stance == "oppose"]
         reasons = {
             h.reflection for h in against if first.weights[h.reflection] >= self.cfg.consult_floor
         }
         second = Reading.of(self._recall(project, alt, now), self.cfg, reasons)
         if second.opposition >= self.cfg.threshold:
-            return Outcome(d, "dropped", opposition=first.opposition)
+            return Outcome(d, "dropped", opposition=first.opposition, against=why, recall_id=rc)
         hits = [(r, self._stance("support")) for r in sorted(reasons)][:MAX_CONSULTED]
         more = [h for h in second.leaned_on(self.cfg.consult_floor) if h.reflection not in reasons]
         hits += [(h.reflection, self._stance(h.stance)) for h in more][: MAX_CONSULTED - len(hits)]
         out = self._proposal(alt, hits, second.result.recall_id, now)
-        return Outcome(d, "rewritten", alt, out, hits, first.opposition)
+        return Outcome(d, "rewritten", alt, out, hits, first.opposition, why, rc)
+
+    def _against(self, reading: Reading) -> list[str]:
+        """The opposing hits it leaned on (at least the strongest one), at most five."""
+        hits = [h for h in reading.result.hits if h.stance == "oppose"]
+        hits.sort(key=lambda h: (-reading.weights[h.reflection], h.reflection))
+        leaned = [h for h in hits if reading.weights[h.reflection] >= self.cfg.consult_floor]
+        return [h.reflection for h in (leaned or hits[:1])][:MAX_CONSULTED]
+
+    def held_back(self, o: Outcome, now: datetime) -> dict[str, Any]:
+        """The held-back report of a dropped or rewritten draft (docs/curator.md)."""
+        out: dict[str, Any] = {
+            "id": f"hb-sim-{o.draft.index:05d}",
+            "action": "withdrawn" if o.action == "dropped" else "rewritten",
+            "draft": self._proposal(o.draft, [], None, now),
+            "recall": o.recall_id,
+            "lessons": [{"reflection": r, "stance": "oppose"} for r in o.against],
+            "runtime": RUNTIME,
+        }
+        if o.action == "rewritten" and o.proposal is not None:
+            out["rewritten_as"] = o.proposal["id"]
+        return out
 
     def _stance(self, suggested: str) -> str:
         return suggested if self.arm.grades else "annotate"

@@ -3,7 +3,8 @@
 A week (it starts on the demo's Monday, 09:00 UTC):
 
 * Monday–Friday at 10:00 the curator works through its drafts (recalling when the loop
-  is on) and submits the survivors through intake; from 16:00 the maintainer decides
+  is on), submits the survivors through intake and reports every draft it dropped or
+  rewritten as held back (:mod:`brainview.services.held_back`); from 16:00 the maintainer decides
   each one through :func:`brainview.services.review.decide` — grades, STDP, rejection
   lessons, effects, all real — in **record-only** mode (the user brain is never
   changed; the world remembers what was accepted, see :mod:`brainview.sim.world`).
@@ -30,13 +31,13 @@ from fsrs import Scheduler
 
 from brainview.demo import sim_brains
 from brainview.demo.generator import DEMO_NOW, DemoSpec
-from brainview.services import consolidate, intake, review
+from brainview.services import consolidate, held_back, intake, review
 from brainview.services.metrics import agent_metrics
 from brainview.services.project import Project
 from brainview.services.recall.attach import expand
 from brainview.sim import poison
 from brainview.sim.arms import Arm, SimConfig
-from brainview.sim.curator import Curator, Outcome
+from brainview.sim.curator import RUNTIME, Curator, Outcome
 from brainview.sim.determinism import seeded
 from brainview.sim.maintainer import Maintainer
 from brainview.sim.world import MISTAKES, World, fresh_domains
@@ -155,6 +156,9 @@ class _Runner:
         raws = [expand(self.project, o.proposal) for o in outcomes if o.proposal is not None]
         if raws:
             intake.submit(self.project, raws, source="simulate", now=at)
+        for o in outcomes:  # every withdrawal and rewrite, through the curator's API
+            if o.action != "submitted":
+                self._report(self.curator.held_back(o, at), at)
         clock = at + timedelta(hours=6)
         supported = []
         for o in outcomes:
@@ -173,6 +177,12 @@ class _Runner:
             if verdict == "reject":
                 supported += [r for r, s in o.consulted if s == "support"]
         return supported
+
+    def _report(self, raw: dict[str, Any], at: datetime) -> None:
+        report, draft = held_back.parse_report(raw, at)
+        held_back.report_held_back(
+            self.project, report, draft, runtime=RUNTIME, now=at, source="simulate"
+        )
 
     def _decide(self, o: Outcome, clock: datetime, week: Week) -> tuple[datetime, str]:
         assert o.submitted is not None and o.proposal is not None
