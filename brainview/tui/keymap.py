@@ -36,6 +36,7 @@ def scopes() -> dict[str, list[Binding]]:
         ("reflection", "brainview.tui.reflection", "ReflectionScreen"),
         ("consolidate", "brainview.tui.consolidate", "ConsolidateScreen"),
         ("policy", "brainview.tui.widgets.policy_editor", "PolicyEditor"),
+        ("held_back", "brainview.tui.triage.held_back", "HeldBackScreen"),
         ("suspicious", "brainview.tui.suspicious", "SuspiciousScreen"),
     ):
         try:

@@ -57,6 +57,7 @@ class TriageScreen(Screen[None]):
     | `n` | Show the user neurons full screen (again: back) |
     | `l` | Recall the lessons for this proposal's draft |
     | `o` | Cycle sort order |
+    | `H` | The held-back lane: drafts the curator withdrew after recall |
     """
 
     CSS_PATH = [STYLES / "triage.tcss"]
@@ -403,6 +404,12 @@ class TriageScreen(Screen[None]):
         d = self.detail
         if d is not None and d.id == self.current_id:
             brainview_app(self).open_recall(d)
+
+    def action_held_back(self) -> None:
+        """Open the held-back lane (drafts withdrawn or rewritten after recall)."""
+        from brainview.tui.triage.held_back import HeldBackScreen
+
+        self.app.push_screen(HeldBackScreen(), lambda _done: self.reload())
 
     def action_copy_id(self) -> None:
         """Copy the highlighted proposal's id (OSC 52; tmux needs ``set-clipboard on``)."""
