@@ -116,8 +116,20 @@ class Risk:
     reason: str
 
 
+_ANY = re.compile(
+    r"force|-f\b|rm\s|reset|clean|skip|verify|test|gpg|disable|turn\s+off|switch\s+off|bypass"
+    r"|silence|insecure|sandbox|permission|eslint|chmod|curl|wget|iwr|irm|invoke|iex|ignore"
+    r"|disregard|forget|override|you\s+are\s+now|system\s+prompt|do\s+not\s+(?:tell|inform|alert)"
+    r"|key|token|secret|pass|cred|private|\.ssh|\.aws|\.env|sk-|gh[pousr]_|akia|xox|aiza|https?://",
+    _I,
+)
+"""Words every rule needs one of: most lessons are passed over after this one search."""
+
+
 def normalise(text: str) -> str:
     """NFKC, invisible format characters (``Cf``) dropped: what a matcher should see."""
+    if text.isascii():
+        return text  # nothing to fold, no format character
     folded = unicodedata.normalize("NFKC", text)
     return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
@@ -132,6 +144,8 @@ def risks(text: str | None) -> list[Risk]:
     if not text:
         return []
     s = normalise(text)
+    if not _ANY.search(s):
+        return []
     out = []
     for kind, label, pattern in _RULES:
         m = pattern.search(s)

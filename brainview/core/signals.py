@@ -112,28 +112,38 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def similar(a: Lesson, b: Lesson, s: Settings) -> bool:
+    """Near-duplicates, cheap checks first: sizes that cannot reach the threshold."""
+    la, lb = len(a.shingles), len(b.shingles)
+    if not la or not lb or min(la, lb) < s.similarity * max(la, lb):
+        return False
+    return _jaccard(a.shingles, b.shingles) >= s.similarity
+
+
 def _components(
     lessons: dict[str, Lesson], groups: Iterable[Iterable[str]], s: Settings
 ) -> list[list[Lesson]]:
-    """Near-duplicate components (union-find over the pairs of each candidate group)."""
+    """Near-duplicate components (union-find over the pairs of each candidate group
+    written by different identities within the window of each other)."""
     parent: dict[str, str] = {}
+    span = s.window_days * 86_400.0
 
     def root(x: str) -> str:
-        while parent.get(x, x) != x:
-            parent[x] = parent.get(parent[x], parent[x])
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
     for group in groups:
-        ids = sorted({i for i in group if i in lessons})
-        for i in ids:
-            parent.setdefault(i, i)
-        for k, a in enumerate(ids):
-            for b in ids[k + 1 :]:
-                if root(a) != root(b) and (
-                    _jaccard(lessons[a].shingles, lessons[b].shingles) >= s.similarity
-                ):
-                    parent[root(b)] = root(a)
+        members = sorted({lessons[i] for i in group if i in lessons}, key=lambda x: (x.at, x.id))
+        for x in members:
+            parent.setdefault(x.id, x.id)
+        for k, a in enumerate(members):
+            for b in members[k + 1 :]:
+                if b.at - a.at > span:
+                    break  # sorted by time: nothing later is in the window either
+                if a.identity != b.identity and root(a.id) != root(b.id) and similar(a, b, s):
+                    parent[root(b.id)] = root(a.id)
     comps: dict[str, list[Lesson]] = {}
     for rid in parent:
         comps.setdefault(root(rid), []).append(lessons[rid])

@@ -17,7 +17,15 @@ from datetime import timedelta
 from brainview.config import SignalsConfig
 from brainview.core import fsrs_math
 from brainview.core.influence import Influence, merge
-from brainview.core.signals import Settings, Signal, gaming, lesson_signals, rank, suspicion
+from brainview.core.signals import (
+    Settings,
+    Signal,
+    gaming,
+    lesson_signals,
+    rank,
+    similar,
+    suspicion,
+)
 from brainview.services.influence.lessons import lessons_of
 from brainview.services.project import Project
 from brainview.store import influence_reads as reads
@@ -90,7 +98,13 @@ def _gaming_near(
     )
     if len(rows) < s.min_identities:
         return []
-    found = gaming(lessons_of(raw, rows), s)
+    lessons = lessons_of(raw, rows)
+    me = next((x for x in lessons if x.id == rid), None)
+    if me is None:
+        return []
+    # only its own near-duplicates can share a campaign with it
+    near = [x for x in lessons if x.id == rid or similar(me, x, s)]
+    found = gaming(near, s) if len(near) >= s.min_identities else {}
     return [found[rid]] if rid in found else []
 
 
