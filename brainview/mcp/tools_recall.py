@@ -39,9 +39,10 @@ def recall(
     Returns {recall_id, query, hits: [{reflection, rank, score, skill, state (live |
     challenged), text, components: {lexical, bm25, matched_words, spread,
     retrievability, refs_direct, refs_neighbour, overturned_by}, stance (suggested:
-    support | oppose | annotate), stance_reason}], policies: [{policy, text, members}]}.
-    Invalidated and retired lessons never appear. Pass recall_id to `propose` so the
-    hits you did not consult are recorded as retrieved.
+    support | oppose | annotate), stance_reason}], policies: [{policy, text, members}],
+    excluded: {quarantined: n}}. Invalidated, retired and quarantined lessons never
+    appear; excluded counts the quarantined ones that matched. Pass recall_id to
+    `propose` so the hits you did not consult are recorded as retrieved.
     """
     if not 1 <= limit <= 100:
         raise UsageError("limit must be between 1 and 100")
