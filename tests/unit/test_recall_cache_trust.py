@@ -5,6 +5,7 @@ inside a long-running one — and the index rebuilt."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import time
 
@@ -23,16 +24,18 @@ def _fresh_handles():  # type: ignore[no-untyped-def]
     close_all()
 
 
-def _hide(lesson: str) -> None:
-    """Flip the lesson's row to retired in every cache file (another process's edit)."""
-    for db in recall_index.cache_dir().glob("*.sqlite"):
-        conn = sqlite3.connect(db)
-        try:
-            with conn:
-                done = conn.execute("UPDATE doc SET retired = 1 WHERE id = ?", (lesson,))
-                assert done.rowcount == 1
-        finally:
-            conn.close()
+def _hide(root: Path, lesson: str) -> None:
+    """Flip the lesson's row to retired in this brain's cache file (another process's
+    edit); other tests' cache files in the same directory are left alone."""
+    brain = (root / ".spikuit" / "agent" / "circuit.db").resolve()
+    db = recall_index.cache_dir() / f"{hashlib.sha256(str(brain).encode()).hexdigest()[:32]}.sqlite"
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            done = conn.execute("UPDATE doc SET retired = 1 WHERE id = ?", (lesson,))
+            assert done.rowcount == 1
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize("process", ["fresh", "long-running"])
@@ -48,7 +51,7 @@ def test_a_lesson_flipped_to_retired_in_the_cache_is_still_recalled(
         if process == "fresh":
             close_all()
         time.sleep(0.06)  # the brain's stamp settles: the next recall may take the fast path
-        _hide(rid)
+        _hide(root, rid)
         again = recall(p, query, now=now, log=False)
     assert again.hits[0].reflection == rid
     assert again.index["sync"] in ("incremental", "full")
