@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 from test_recall import _open, _theme_draft
