@@ -178,6 +178,7 @@ def config_md() -> str:
         "reflections": config_module.ReflectionsConfig,
         "consolidate": config_module.ConsolidateConfig,
         "ui": config_module.UiConfig,
+        "held_back": config_module.HeldBackConfig,
     }
     for name, cls in sections.items():
         docs = _field_docs(cls)
