@@ -23,8 +23,7 @@ def signal_settings(args: argparse.Namespace) -> Settings:
 def list_by_influence(args: argparse.Namespace) -> int:
     """A page of reflections by influence, highest first (keyset ``score:id``)."""
     from brainview.services.influence import page_by_influence
-    from brainview.services.readout.reflections import rows_as_dicts
-    from brainview.store.readmodel import neurons_by_ids
+    from brainview.services.readout.reflections import rows_for_ids
 
     clock = now()
     status = "all" if args.status == "all" else args.status
@@ -32,10 +31,7 @@ def list_by_influence(args: argparse.Namespace) -> int:
         ids, infl, after = page_by_influence(
             project, skill=args.skill, status=status, after=args.after, limit=args.limit
         )
-        agent = project.require_agent()
-        with agent.read() as conn:
-            found = neurons_by_ids(conn, agent.era, ids)
-            rows = rows_as_dicts(conn, agent.era, [found[i] for i in ids if i in found], clock)
+        rows = rows_for_ids(project, ids, clock)
     for r in rows:
         r["influence"] = infl[r["id"]].to_json()
     if args.json:

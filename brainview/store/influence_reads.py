@@ -155,3 +155,9 @@ def score_sql(raw: sqlite3.Connection) -> str | None:
     if not parts:
         return None
     return f"SELECT rid, SUM(sc) AS score FROM ({' UNION ALL '.join(parts)}) GROUP BY rid"
+
+
+def content_and_created(raw: sqlite3.Connection, rid: str) -> tuple[str, object]:
+    """A neuron's text and ``created_at`` (``("", None)`` when there is none)."""
+    row = raw.execute("SELECT content, created_at FROM neuron WHERE id = ?", (rid,)).fetchone()
+    return (str(row[0] or ""), row[1]) if row else ("", None)

@@ -45,9 +45,10 @@ def _held_back_file(root: Path) -> Path:
 def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
     """The argv of one subcommand and a check of its JSON output."""
     pid, rid = fresh(info)[0], info.reflection_ids[0]
-    if name in ("proposals undo", "reflect undo", "reflect reinstate"):
+    if name in ("proposals undo", "reflect undo", "reflect reinstate", "reflect release"):
         setup = ("proposals", "accept", pid) if name == "proposals undo" else None
-        setup = setup or ("reflect", "challenge", rid, "--reason", "suspect")
+        verb = "quarantine" if name == "reflect release" else "challenge"
+        setup = setup or ("reflect", verb, rid, "--reason", "suspect")
         assert cli(*setup, "-C", str(root)).returncode == 0
     report = ["outcome", "report", "--id", "o-smoke", "--skill", "tutor", "--result", "failure",
               "--situation", "the hint missed", "--consulted", f"{rid}:support"]  # fmt: skip
@@ -106,6 +107,18 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             lambda d: d["changed"][0]["to"] == "live",
         ),
         "reflect undo": (["reflect", "undo", "--last"], lambda d: d["reflections"] == [rid]),
+        "reflect quarantine": (
+            ["reflect", "quarantine", rid, "--reason", "suspect"],
+            lambda d: d["changed"][0]["to"] == "quarantined",
+        ),
+        "reflect release": (
+            ["reflect", "release", rid],
+            lambda d: d["changed"][0]["to"] == "live",
+        ),
+        "reflect replay": (
+            ["reflect", "replay", rid],
+            lambda d: d["reflection"] == rid and d["recalls_replayed"] <= d["recalls_total"],
+        ),
         "reflect fading": (["reflect", "fading"], lambda d: d["total"] >= d["count"]),
         "reflect consolidate": (
             ["reflect", "consolidate"],
@@ -172,6 +185,7 @@ SUBCOMMANDS = [
     "propose", "propose --dry-run", "proposals list", "proposals show", "proposals accept",
     "proposals reject", "proposals dismiss", "proposals undo", "reflect list",
     "reflect inspect", "reflect challenge", "reflect invalidate", "reflect reinstate",
+    "reflect quarantine", "reflect release", "reflect replay",
     "reflect undo", "reflect fading", "reflect consolidate", "reflect consolidate --dry-run",
     "reflect disable", "reflect enable", "outcome report", "outcome show", "outcome undo",
     "communities list", "communities show",

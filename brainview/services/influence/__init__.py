@@ -76,10 +76,7 @@ def reflection_signals(
     with agent.read() as conn:
         raw = driver(conn)
         inf = influence_many(raw, [reflection_id])[reflection_id]
-        row = raw.execute(
-            "SELECT content, created_at FROM neuron WHERE id = ?", (reflection_id,)
-        ).fetchone()
-        content, created = (str(row[0] or ""), row[1]) if row else ("", None)
+        content, created = reads.content_and_created(raw, reflection_id)
         extra = _gaming_near(raw, agent.era, reflection_id, created, s)
     signals = lesson_signals(inf, content, s, extra)
     return _entry(inf, signals)

@@ -81,6 +81,15 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
     return raw
 
 
+def rows_for_ids(project: Project, ids: list[str], now: datetime) -> list[dict]:
+    """:func:`rows_as_dicts` for the reflections ``ids``, in that order (missing ones
+    left out)."""
+    agent = project.require_agent()
+    with agent.read() as conn:
+        found = neurons_by_ids(conn, agent.era, ids)
+        return rows_as_dicts(conn, agent.era, [found[i] for i in ids if i in found], now)
+
+
 def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: datetime) -> list[dict]:
     """Reflections with their card, R now, spike count and lifecycle state."""
     ids = [r.id for r in rows]

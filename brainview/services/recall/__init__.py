@@ -40,9 +40,10 @@ from brainview.services.recall.finish import (
     policies_of,
     retrievability_now,
 )
+from brainview.services.recall.freshness import fresh as _fresh
 from brainview.services.recall.result import Hit, RecallQuery, RecallResult
 from brainview.store import recall_graph, recall_index, recall_log
-from brainview.store.recall_handle import Handle, handle_for, stamp_of
+from brainview.store.recall_handle import Handle, handle_for
 from brainview.store.rows import driver
 
 LEXICAL_POOL = 200
@@ -133,25 +134,6 @@ def ranked(
 
 def _writable(path: Any) -> bool:
     return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
-
-
-def _fresh(handle: Handle, project: Project) -> str:
-    """Sync the index unless nothing was committed to the agent brain since last time
-    (:mod:`brainview.store.recall_handle`: told by the files' ``stat``, no scan)."""
-    if handle.current():
-        return "current"
-    seen = stamp_of(handle.path)  # taken before the read: a commit after it moves it
-    handle.edges.clear()  # someone committed: synapses may have changed
-
-    def titles(ids: list[str]) -> dict[str, str]:
-        with project.user.read() as conn:
-            return recall_graph.titles(driver(conn), ids)
-
-    assert project.agent is not None
-    with handle.reading() as conn:
-        how = recall_index.sync(handle.idx, conn, project.agent.era.neuron_cols, titles)
-    handle.mark_current(seen)
-    return how
 
 
 def _rank(
