@@ -536,7 +536,12 @@ def _export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--until", metavar="WHEN", help="before (created_at / decided_at)")
 
 
-SIM_ARMS = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant,poisoned-watchful"
+SIM_ARMS_HELP = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant,poisoned-watchful"
+"""The arms the ``--arms`` help names (round one's; the generated help text pins it)."""
+SIM_ARMS = (
+    f"{SIM_ARMS_HELP},lanes,suppress,suppress-control,trigger,trigger-control,graft,"
+    "graft-control,gaming,gaming-control,laundered,laundered-control"
+)
 """Mirrors :data:`brainview.sim.arms.ARMS` (a test checks they agree)."""
 
 
@@ -550,7 +555,7 @@ def _simulate(sub: argparse._SubParsersAction) -> None:
         "decisions, grades, STDP, consolidation and invalidation are brainview's own. Runs "
         "in temporary projects (no brain of yours is opened). Report: docs/efficacy.md.",
     )
-    p.add_argument("--arms", default=SIM_ARMS, help=f"comma-separated ({SIM_ARMS}; "
+    p.add_argument("--arms", default=SIM_ARMS, help=f"comma-separated ({SIM_ARMS_HELP}; "
                    "also no-feedback)")  # fmt: skip
     p.add_argument("--seeds", type=int, help="how many seeds (default 10)")
     p.add_argument("--first-seed", type=int, help="the first seed (default 1)")

@@ -10,6 +10,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+ATTACK_LABELS: dict[str, str] = {
+    "suppress": "poison opposing good drafts",
+    "trigger": "trigger lesson (AgentPoison)",
+    "graft": "fake success (MemoryGraft)",
+    "gaming": "three identities, one claim",
+    "laundered": "laundered via consolidation",
+}
+"""Attack arm → its label (each has a ``-control`` arm beside it)."""
+
 
 @dataclass(frozen=True)
 class Arm:
@@ -33,6 +42,13 @@ class Arm:
     """When the maintainer investigates and invalidates through the blast radius: ``drop``
     (a week's acceptance fell), ``support`` (a rejected proposal had leaned on a
     supporting lesson that week), or never (``""``)."""
+    lanes: bool = False
+    """The maintainer spends ``lane_seconds`` a week on the held-back lane and the
+    suspicious view (:mod:`brainview.sim.lanes`)."""
+    attack: str = ""
+    """A planted lesson of :data:`brainview.sim.attacks.ATTACKS` (``""``: none)."""
+    benign: bool = False
+    """The attack's control: the planted lesson replaced by a true one of its shape."""
 
 
 ARMS: dict[str, Arm] = {
@@ -50,9 +66,15 @@ ARMS: dict[str, Arm] = {
             poison=0.05,
             vigilant="support",
         ),
+        Arm("lanes", "loop on + lanes", lanes=True),
+        *(
+            Arm(f"{name}{tail}", f"{label}{what}", lanes=True, attack=name, benign=benign)
+            for name, label in ATTACK_LABELS.items()
+            for tail, what, benign in (("", "", False), ("-control", " (control)", True))
+        ),
     )
 }
-"""The report's arms, in its order."""
+"""The report's arms, in its order (the attack arms: :mod:`brainview.sim.attacks`)."""
 CHECKS: dict[str, Arm] = {
     "no-feedback": Arm(
         "no-feedback", "recall on, no lessons or grades", lessons=False, grades=False
@@ -107,6 +129,17 @@ class SimConfig:
     """Lognormal ``(median seconds, sigma)`` per decision type."""
     read_seconds: float = 2.0
     """Added per consulted lesson shown (at most five)."""
+    lane_seconds: float = 50.0
+    """The lanes arms' maintainer: seconds a week on the held-back lane and the
+    suspicious view, spent a fifth each weekday evening (unspent or overspent seconds
+    carry to the next evening)."""
+    lane_costs: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: {"open": (3.0, 0.3), "lesson": (10.0, 0.5), "held": (12.0, 0.5)}
+    )
+    """Lognormal ``(median seconds, sigma)``: opening a lane, reading one lesson of the
+    suspicious view, deciding one held-back draft (plus ``read_seconds`` per lesson)."""
+    trigger_share: float = 0.2
+    """The trigger arms: share of drafts whose text carries the trigger once planted."""
 
     def __hash__(self) -> int:
         return hash(repr(sorted(asdict(self).items())))

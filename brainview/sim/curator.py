@@ -19,7 +19,7 @@ hits become ``retrieved``.  Loop off: no recall, nothing consulted.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +29,7 @@ from brainview.services.project import Project
 from brainview.services.recall import recall
 from brainview.services.recall.result import Hit, RecallQuery, RecallResult
 from brainview.sim.arms import Arm, SimConfig
+from brainview.sim.attacks import TRIGGER
 from brainview.sim.drafts import Draft, draft, rewrite
 from brainview.sim.world import KINDS, World
 
@@ -51,6 +52,8 @@ class Outcome:
     """The lessons that made it drop or rewrite the draft (reported as held back)."""
     recall_id: str | None = None
     """The recall those lessons came from."""
+    recalled: set[str] = field(default_factory=set)
+    """Every lesson its recalls returned (leaned on or not)."""
 
 
 KIND_TERMS = frozenset(
@@ -103,6 +106,8 @@ class Curator:
 
     def __init__(self, seed: int, cfg: SimConfig, arm: Arm) -> None:
         self.seed, self.cfg, self.arm = seed, cfg, arm
+        self.trigger_from: datetime | None = None
+        """From then on, ``trigger_share`` of the drafts carry the trigger token."""
 
     def family_for(self, index: int) -> tuple[str, random.Random]:
         """The family of draft ``index`` (the same in every arm of a seed)."""
@@ -118,32 +123,44 @@ class Curator:
         d = draft(world, family, rng, now, index)
         if d is None:
             return None
+        if self._triggered(index, now):
+            d = replace(d, rationale=f"{d.rationale} ({TRIGGER})")
         if not self.arm.recall:
             return Outcome(d, "submitted", d, self._proposal(d, [], None, now))
         first = Reading.of(self._recall(project, d, now), self.cfg, set())
+        seen = {h.reflection for h in first.result.hits}
         if first.opposition < self.cfg.threshold:
             hits = [
                 (h.reflection, self._stance(h.stance))
                 for h in first.leaned_on(self.cfg.consult_floor)
             ]
             out = self._proposal(d, hits, first.result.recall_id, now)
-            return Outcome(d, "submitted", d, out, hits, first.opposition)
+            return Outcome(d, "submitted", d, out, hits, first.opposition, recalled=seen)
         alt = rewrite(world, d, now)
         why, rc = self._against(first), first.result.recall_id
+        dropped = Outcome(
+            d, "dropped", opposition=first.opposition, against=why, recall_id=rc, recalled=seen
+        )
         if alt is None:
-            return Outcome(d, "dropped", opposition=first.opposition, against=why, recall_id=rc)
+            return dropped
         against = [h for h in first.result.hits if h.stance == "oppose"]
         reasons = {
             h.reflection for h in against if first.weights[h.reflection] >= self.cfg.consult_floor
         }
         second = Reading.of(self._recall(project, alt, now), self.cfg, reasons)
+        dropped.recalled |= {h.reflection for h in second.result.hits}
         if second.opposition >= self.cfg.threshold:
-            return Outcome(d, "dropped", opposition=first.opposition, against=why, recall_id=rc)
+            return dropped
         hits = [(r, self._stance("support")) for r in sorted(reasons)][:MAX_CONSULTED]
         more = [h for h in second.leaned_on(self.cfg.consult_floor) if h.reflection not in reasons]
         hits += [(h.reflection, self._stance(h.stance)) for h in more][: MAX_CONSULTED - len(hits)]
         out = self._proposal(alt, hits, second.result.recall_id, now)
-        return Outcome(d, "rewritten", alt, out, hits, first.opposition, why, rc)
+        return Outcome(d, "rewritten", alt, out, hits, first.opposition, why, rc, dropped.recalled)
+
+    def _triggered(self, index: int, now: datetime) -> bool:
+        if self.trigger_from is None or now < self.trigger_from:
+            return False
+        return random.Random(f"{self.seed}:trigger:{index}").random() < self.cfg.trigger_share
 
     def _against(self, reading: Reading) -> list[str]:
         """The opposing hits it leaned on (at least the strongest one), at most five."""

@@ -90,6 +90,10 @@ class Maintainer:
             return Verdict("reject", MIXED_POLICY, seconds)
         return Verdict("accept", None, self._time(rng, "item"))
 
+    def flip(self, key: str) -> bool:
+        """Whether its usual noise flips the verdict on ``key`` (a held-back draft)."""
+        return self._rng(key).random() < self.cfg.noise
+
     def recognises_poison(self, reflection_id: str, world: World, when: datetime) -> bool:
         """Reading a lesson, it sees the claim contradicts its own rules (it misses one
         reading in twenty; each reading is a new chance)."""

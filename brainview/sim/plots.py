@@ -29,14 +29,28 @@ class Figure:
     paired: bool = False
 
 
+ROUND_ONE = (
+    "off",
+    "on",
+    "no-consolidation",
+    "no-stdp",
+    "poisoned",
+    "poisoned-vigilant",
+    "poisoned-watchful",
+    "lanes",
+    "no-feedback",
+)
+"""The arms the weekly figures draw (the attack arms have a table of their own)."""
 FIGURES: tuple[Figure, ...] = (
-    Figure("acceptance", "Acceptance rate by week", "% accepted", "acceptance", scale=100,
-           y_range=(0, 100)),
+    Figure("acceptance", "Acceptance rate by week", "% accepted", "acceptance", ROUND_ONE,
+           scale=100, y_range=(0, 100)),
     Figure("repeated", "Repeated-mistake rate by week", "% of decided proposals", "repeated",
-           scale=100, y_range=(0, 60)),
-    Figure("mac", "MAC by agent-brain age", "median seconds per decision", "mac"),
-    Figure("cost", "Maintainer time per accepted change", "seconds", "cost"),
-    Figure("policies", "Policy emergence", "policies accepted", "policies"),
+           ROUND_ONE, scale=100, y_range=(0, 60)),
+    Figure("mac", "MAC by agent-brain age", "median seconds per decision", "mac", ROUND_ONE),
+    Figure("cost", "Maintainer time per accepted change", "seconds", "cost", ROUND_ONE),
+    Figure("policies", "Policy emergence", "policies accepted", "policies", ROUND_ONE),
+    Figure("good_lost", "Good drafts dropped or rewritten (before the lane)", "% of good drafts",
+           "good_lost", ("on", "lanes"), scale=100, y_range=(0, 60)),
     Figure("poisoning", "Poisoning: acceptance minus loop on (same seed)", "points",
            "acceptance", ("poisoned", "poisoned-vigilant", "poisoned-watchful"), scale=100,
            paired=True),

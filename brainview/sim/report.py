@@ -15,6 +15,7 @@ from brainview.core.safe_text import one_line
 from brainview.sim.arms import ARMS, CHECKS
 from brainview.sim.experiment import config_of
 from brainview.sim.plots import FIGURES, Figure, terminal
+from brainview.sim.report_attacks import table
 from brainview.sim.stats import SERIES, Spread, aggregate, paired, window
 from brainview.sim.svg import chart
 from brainview.sim.targets import check
@@ -119,6 +120,17 @@ def section(
         out.append(f"| {t.name} | {t.asked} | {t.measured} | {met} |")
     first = max(0, min(4, weeks - 4))
     out += ["", f"### Arms side by side (weeks {first + 1}–{weeks})", "", *_summary(results, weeks)]
+    attacks = table(results, weeks, cfg.poison_week)
+    if attacks:
+        out += [
+            "",
+            f"### Attacks and their controls (planted in week {cfg.poison_week + 1})",
+            "",
+            "Mean over seeds (95 % interval); shares of seeds as k/n (Wilson 95 % interval). "
+            f"The maintainer of these arms spends {cfg.lane_seconds:g} s a week on the lanes.",
+            "",
+            *attacks,
+        ]
     for fig in FIGURES:
         lines = lines_for(fig, results, weeks)
         if not lines:

@@ -21,7 +21,6 @@ At the end :func:`brainview.services.metrics.agent_metrics` reads the run's metr
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from time import perf_counter
@@ -31,6 +30,7 @@ from fsrs import Scheduler
 
 from brainview.demo import sim_brains
 from brainview.demo.generator import DEMO_NOW, DemoSpec
+from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services import consolidate, held_back, intake, review
 from brainview.services.metrics import agent_metrics
 from brainview.services.project import Project
@@ -40,65 +40,13 @@ from brainview.sim.arms import Arm, SimConfig
 from brainview.sim.curator import RUNTIME, Curator, Outcome
 from brainview.sim.determinism import seeded
 from brainview.sim.maintainer import Maintainer
+from brainview.sim.watch import Watch
+from brainview.sim.week import ArmRun, Week
 from brainview.sim.world import MISTAKES, World, fresh_domains
 
 START = DEMO_NOW
 DECIDER = "sim maintainer"
 SCHEDULER = Scheduler(enable_fuzzing=False)
-
-
-@dataclass
-class Week:
-    """What happened in one simulated week (curator proposals unless said)."""
-
-    drafts: int = 0
-    dropped: int = 0
-    rewritten: int = 0
-    submitted: int = 0
-    accepted: int = 0
-    rejected: int = 0
-    mistakes_drafted: int = 0
-    mistakes_caught: int = 0
-    """Mistake drafts dropped or rewritten before the maintainer saw them."""
-    good_lost: int = 0
-    """Good drafts dropped or rewritten (what the curator's caution cost)."""
-    repeated: int = 0
-    """Rejections in a mistake family already rejected earlier in the run."""
-    seconds: list[float] = field(default_factory=list)
-    items: int = 0
-    policies: int = 0
-    pruned: int = 0
-    poisoned: int = 0
-    invalidated: int = 0
-    looked: int = 0
-    """Investigations the vigilant maintainer made (each reads a blast radius)."""
-    lessons: int = 0
-
-    @property
-    def acceptance(self) -> float | None:
-        decided = self.accepted + self.rejected
-        return self.accepted / decided if decided else None
-
-
-@dataclass
-class ArmRun:
-    """One arm's run for one seed."""
-
-    arm: str
-    seed: int
-    weeks: list[Week]
-    metrics: dict[str, Any]
-    seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON (what ``--results`` stores and the report reads)."""
-        return {
-            "arm": self.arm,
-            "seed": self.seed,
-            "weeks": [asdict(w) for w in self.weeks],
-            "metrics": self.metrics,
-            "seconds": self.seconds,
-        }
 
 
 def run_arm(arm: Arm, seed: int, cfg: SimConfig, workdir: Path | None = None) -> ArmRun:
@@ -125,21 +73,28 @@ class _Runner:
         self.maintainer = Maintainer(seed, cfg)
         self.rejected_families: set[str] = set()
         self.index = 0
+        self.watch = Watch(project, world, arm, cfg, seed, self.maintainer)
+        self.week = Week()
 
     def run(self) -> list[Week]:
         out = []
         for w in range(self.cfg.weeks):
             monday = START + timedelta(weeks=w)
-            week = Week()
+            week = self.week = Week()
             self.world.study_week(monday)
             if self.arm.poison and w == self.cfg.poison_week:
                 made = poison.inject(self.project, self.world, self.arm.poison, monday)
                 week.poisoned = len(made)
+            if w == self.cfg.poison_week:
+                self.watch.plant(monday, week, self.curator)
             supported: list[str] = []
             for day in range(self.cfg.days):
-                supported += self._day(monday + timedelta(days=day, hours=1), week)
+                at = monday + timedelta(days=day, hours=1)
+                supported += self._day(at, week)
+                self.watch.evening(at + timedelta(hours=10), week, self._queued)
             if self.arm.consolidate:
                 self._consolidate(monday + timedelta(days=5, hours=1), week)
+            self.watch.week_end(week, monday + timedelta(days=6, hours=1))
             if self.arm.vigilant:
                 self._watch(out, week, supported, monday + timedelta(days=6, hours=2))
             week.lessons = len(self.world.lessons)
@@ -157,8 +112,11 @@ class _Runner:
         if raws:
             intake.submit(self.project, raws, source="simulate", now=at)
         for o in outcomes:  # every withdrawal and rewrite, through the curator's API
+            self.watch.observe(o, at, week)
             if o.action != "submitted":
-                self._report(self.curator.held_back(o, at), at)
+                raw = self.curator.held_back(o, at)
+                self._report(raw, at)
+                self.watch.held(str(raw["id"]), o, week)
         clock = at + timedelta(hours=6)
         supported = []
         for o in outcomes:
@@ -195,18 +153,42 @@ class _Runner:
             seconds_on_screen=v.seconds, now=clock, scheduler=SCHEDULER,
             write_reflections=self.arm.lessons, stdp=self.arm.stdp,
         )  # fmt: skip
-        week.seconds.append(v.seconds)
-        if v.verdict == "accept":
+        self._count(week, v.verdict, v.seconds, family, d.kind, d.params, result.new_reflection_id)
+        return clock, v.verdict
+
+    def _count(
+        self, week: Week, verdict: str, seconds: float, family: str, kind: str,
+        params: dict[str, Any], lesson: str | None,
+    ) -> None:  # fmt: skip
+        week.seconds.append(seconds)
+        if verdict == "accept":
             week.accepted += 1
-            self.world.accepted(d.kind, d.params)
-            return clock, v.verdict
+            self.world.accepted(kind, params)
+            return
         week.rejected += 1
         if family in MISTAKES:
             week.repeated += family in self.rejected_families
             self.rejected_families.add(family)
-        if result.new_reflection_id:
-            self.world.lessons[result.new_reflection_id] = family
-        return clock, v.verdict
+        if lesson:
+            self.world.lessons[lesson] = family
+
+    def _queued(self, held_back_id: str, pid: str, draft: dict[str, Any], at: datetime) -> None:
+        """A held-back draft the lane queued: the maintainer decides it at once."""
+        kind, params = str(draft["kind"]), dict(draft["params"])
+        family = self.world.family_of(kind, params, at)
+        v = self.maintainer.decide(pid, family, 0)
+        try:
+            result = review.decide(
+                self.project, pid, v.verdict, reason=v.reason, decider=DECIDER,
+                seconds_on_screen=v.seconds, now=at, scheduler=SCHEDULER,
+                write_reflections=self.arm.lessons, stdp=self.arm.stdp,
+            )  # fmt: skip
+        except (ConflictError, InvalidInputError, NotFoundError):
+            return
+        self.week.held_proposed += 1
+        self._count(self.week, v.verdict, v.seconds, family, kind, params, result.new_reflection_id)
+        if v.verdict == "accept":
+            self.watch.recovered(held_back_id)
 
     def _consolidate(self, at: datetime, week: Week) -> None:
         plan = consolidate.plan(self.project, now=at, in_process=True)
@@ -224,6 +206,7 @@ class _Runner:
                 policy_text=edited, stdp=self.arm.stdp,
             )  # fmt: skip
             week.items += 1
+            week.item_seconds = round(week.item_seconds + v.seconds, 1)
             accepted = v.verdict == "accept"
             week.policies += accepted and item.kind == "summarize_community"
             if accepted and item.kind == "prune_reflection":

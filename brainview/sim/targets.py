@@ -135,4 +135,6 @@ def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]
     for name in ("poisoned-vigilant", "poisoned-watchful"):
         if name in arms and "on" in arms and poison_week + 1 < weeks:
             out.append(_recovery(name, arms, weeks, poison_week))
-    return out
+    from brainview.sim.report_attacks import checks  # round two (imports this module)
+
+    return out + checks(results, weeks, poison_week)
