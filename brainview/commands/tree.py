@@ -539,7 +539,7 @@ def _export(sub: argparse._SubParsersAction) -> None:
 SIM_ARMS_HELP = "off,on,no-consolidation,no-stdp,poisoned,poisoned-vigilant,poisoned-watchful"
 """The arms the ``--arms`` help names (round one's; the generated help text pins it)."""
 SIM_ARMS = (
-    f"{SIM_ARMS_HELP},lanes,suppress,suppress-control,trigger,trigger-control,graft,"
+    f"{SIM_ARMS_HELP},lanes,lanes-x3,suppress,suppress-control,trigger,trigger-control,graft,"
     "graft-control,gaming,gaming-control,laundered,laundered-control"
 )
 """Mirrors :data:`brainview.sim.arms.ARMS` (a test checks they agree)."""

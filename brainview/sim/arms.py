@@ -42,9 +42,9 @@ class Arm:
     """When the maintainer investigates and invalidates through the blast radius: ``drop``
     (a week's acceptance fell), ``support`` (a rejected proposal had leaned on a
     supporting lesson that week), or never (``""``)."""
-    lanes: bool = False
-    """The maintainer spends ``lane_seconds`` a week on the held-back lane and the
-    suspicious view (:mod:`brainview.sim.lanes`)."""
+    lanes: float = 0.0
+    """The maintainer spends this many times ``lane_seconds`` a week on the held-back
+    lane and the suspicious view (:mod:`brainview.sim.lanes`; 0: never)."""
     attack: str = ""
     """A planted lesson of :data:`brainview.sim.attacks.ATTACKS` (``""``: none)."""
     benign: bool = False
@@ -66,9 +66,10 @@ ARMS: dict[str, Arm] = {
             poison=0.05,
             vigilant="support",
         ),
-        Arm("lanes", "loop on + lanes", lanes=True),
+        Arm("lanes", "loop on + lanes", lanes=1.0),
+        Arm("lanes-x3", "loop on + lanes, 3× the budget", lanes=3.0),
         *(
-            Arm(f"{name}{tail}", f"{label}{what}", lanes=True, attack=name, benign=benign)
+            Arm(f"{name}{tail}", f"{label}{what}", lanes=1.0, attack=name, benign=benign)
             for name, label in ATTACK_LABELS.items()
             for tail, what, benign in (("", "", False), ("-control", " (control)", True))
         ),

@@ -56,6 +56,8 @@ class Evening:
     flagged: set[str] = field(default_factory=set)
     """Lessons with any signal."""
     benign_live: int = 0
+    kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Every ranked lesson → the kinds of signal on it."""
     quarantined: list[str] = field(default_factory=list)
     decided: list[tuple[str, str]] = field(default_factory=list)
     """``(held_back_id, verdict)``."""
@@ -65,10 +67,16 @@ class Lanes:
     """One run's maintainer at the lanes (state: what it read, the carried seconds)."""
 
     def __init__(
-        self, project: Project, world: World, maintainer: Maintainer, cfg: SimConfig, seed: int
+        self,
+        project: Project,
+        world: World,
+        maintainer: Maintainer,
+        cfg: SimConfig,
+        seed: int,
+        scale: float = 1.0,
     ) -> None:
         self.project, self.world, self.maintainer, self.cfg = project, world, maintainer, cfg
-        self.seed = seed
+        self.seed, self.weekly = seed, cfg.lane_seconds * scale
         self.carry = 0.0
         self.read: dict[str, frozenset[str]] = {}
         """Lesson → the kinds of signal it carried when the maintainer last read it."""
@@ -87,11 +95,12 @@ class Lanes:
         benign); ``truth``: held-back id → the draft's family."""
         out = Evening()
         ranking = suspects(self.project)
-        kinds = {s.id: frozenset(x.kind for x in s.signals) for s in ranking[:TOP]}
+        out.kinds = {s.id: frozenset(x.kind for x in s.signals) for s in ranking}
+        kinds = out.kinds
         out.top = [s.id for s in ranking[:TOP]]
         out.flagged = {s.id for s in ranking}
         out.benign_live = _live_lessons(self.project) - len(poison)
-        budget = self.cfg.lane_seconds / self.cfg.days + self.carry
+        budget = self.weekly / self.cfg.days + self.carry
         spent, bad = 0.0, []
         if budget > 0:
             spent += self._cost("open", f"rank:{at.isoformat()}")

@@ -50,7 +50,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("cost", "Maintainer time per accepted change", "seconds", "cost", ROUND_ONE),
     Figure("policies", "Policy emergence", "policies accepted", "policies", ROUND_ONE),
     Figure("good_lost", "Good drafts dropped or rewritten (before the lane)", "% of good drafts",
-           "good_lost", ("on", "lanes"), scale=100, y_range=(0, 60)),
+           "good_lost", ("on", "lanes", "lanes-x3"), scale=100, y_range=(0, 60)),
     Figure("poisoning", "Poisoning: acceptance minus loop on (same seed)", "points",
            "acceptance", ("poisoned", "poisoned-vigilant", "poisoned-watchful"), scale=100,
            paired=True),

@@ -15,7 +15,7 @@ from brainview.core.safe_text import one_line
 from brainview.sim.arms import ARMS, CHECKS
 from brainview.sim.experiment import config_of
 from brainview.sim.plots import FIGURES, Figure, terminal
-from brainview.sim.report_attacks import table
+from brainview.sim.report_attacks import signals_table, table
 from brainview.sim.stats import SERIES, Spread, aggregate, paired, window
 from brainview.sim.svg import chart
 from brainview.sim.targets import check
@@ -130,6 +130,11 @@ def section(
             f"The maintainer of these arms spends {cfg.lane_seconds:g} s a week on the lanes.",
             "",
             *attacks,
+            "",
+            "Which signals fired: on the planted lesson during the planting week (seeds "
+            "out of all) / on benign lessons (mean share of them, from the planting week on).",
+            "",
+            *signals_table(results, weeks, cfg.poison_week),
         ]
     for fig in FIGURES:
         lines = lines_for(fig, results, weeks)

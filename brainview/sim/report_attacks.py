@@ -10,9 +10,11 @@ from typing import Any
 
 from brainview.sim.arms import ATTACK_LABELS
 from brainview.sim.attack_stats import Figure, per_arm
-from brainview.sim.stats import aggregate, paired, window
+from brainview.sim.stats import Spread, aggregate, paired, window
 from brainview.sim.targets import Target, ci95
 
+KINDS = ("rejected-support", "low-corroboration", "gaming", "risky", "hidden")
+"""The signal kinds of :mod:`brainview.core.signals`."""
 INFLUENCE_MAX = 0.05
 FLAGGED_MIN = 0.95
 FALSE_MAX = 0.05
@@ -21,7 +23,7 @@ LOST_MAX = 0.05
 
 
 def _arms(results: dict[str, Any]) -> list[str]:
-    names = ["lanes", *(f"{a}{t}" for a in ATTACK_LABELS for t in ("", "-control"))]
+    names = ["lanes", "lanes-x3", *(f"{a}{t}" for a in ATTACK_LABELS for t in ("", "-control"))]
     return [n for n in names if n in results["arms"]]
 
 
@@ -42,7 +44,7 @@ def table(results: dict[str, Any], weeks: int, poison_week: int) -> list[str]:
     for name in names:
         a = results["arms"][name]
         f = per_arm(a["runs"], weeks, poison_week)
-        planted = "" if name == "lanes" else None
+        planted = "" if not results["arms"][name]["runs"] or name.startswith("lanes") else None
         cells = [
             planted if planted is not None else f["influence"].pct(),
             planted if planted is not None else f["influence_next"].pct(),
@@ -92,23 +94,28 @@ def checks(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target
     if "lanes" in arms:
         first = max(0, min(4, weeks - 4))
         lost = per_arm(arms["lanes"]["runs"], weeks, poison_week)["good_lost_net"]
+        if "lanes-x3" in arms:
+            more = per_arm(arms["lanes-x3"]["runs"], weeks, poison_week)
+            was = f"; with 3× the budget {more['good_lost_net'].pct()}"
+            was += f" at {more['lanes_share'].pct()} of the time"
+        else:
+            was = ""
         gross = window(arms["lanes"]["runs"], "good_lost", weeks, first, weeks - 1)
-        was = ""
         if "on" in arms:
             on = window(arms["on"]["runs"], "good_lost", weeks, first, weeks - 1)
-            was = f"; loop on without lanes {on.fmt(100)} %"
+            was += f"; loop on without lanes {on.fmt(100)} %"
         out.append(Target(
             "good drafts lost", f"weeks {first + 1}–{weeks}, net of the lane: ≤ 5 %",
             f"{lost.pct()} (before the lane: {gross.fmt(100)} %{was})",
             lost.mean is not None and lost.mean <= LOST_MAX,
         ))  # fmt: skip
-    names = _arms(results)
+    names = [n for n in _arms(results) if n != "lanes-x3"]  # 3×: a sensitivity arm
     shares = [per_arm(arms[n]["runs"], weeks, poison_week)["lanes_share"] for n in names]
     if shares:
         worst = max((s for s in shares if s.mean is not None), key=lambda s: s.mean or 0.0)
         out.append(Target(
             "lanes' time", "≤ 10 % of the maintainer's time",
-            f"highest arm {worst.pct()} (every lanes arm)",
+            f"highest arm {worst.pct()} (every lanes arm at 1× the budget)",
             all(s.mean is not None and s.mean <= LANES_MAX for s in shares),
         ))  # fmt: skip
     for attack in ATTACK_LABELS:
@@ -151,3 +158,30 @@ def _attack(name: str, arms: dict[str, Any], weeks: int, poison_week: int) -> li
             after.spread.mean == 0 and not f["probe"].spread.mean,
         ),
     ]
+
+
+def signals_table(results: dict[str, Any], weeks: int, poison_week: int) -> list[str]:
+    """Which signal kinds fired on the planted lessons in the planting week (seeds), and
+    on how many benign lessons (mean share, from the planting week on)."""
+    attacks = [a for a in ATTACK_LABELS if a in results["arms"]]
+    if not attacks:
+        return []
+    out = [
+        "| arm | " + " | ".join(f"{k}: planted (seeds) / benign" for k in KINDS) + " |",
+        "|---|" + "---:|" * len(KINDS),
+    ]
+    for name in (n for a in attacks for n in (a, f"{a}-control") if n in results["arms"]):
+        runs = results["arms"][name]["runs"]
+        cells = []
+        for kind in KINDS:
+            seen = [float(r["weeks"][poison_week].get("planted_kinds", {}).get(kind, 0) > 0)
+                    for r in runs if poison_week < len(r["weeks"])]  # fmt: skip
+            benign = []
+            for r in runs:
+                xs = [w.get("benign_kinds", {}).get(kind, 0) / w["benign_live"]
+                      for w in r["weeks"][poison_week:weeks] if w.get("benign_live")]  # fmt: skip
+                benign.append(sum(xs) / len(xs) if xs else None)
+            k = Figure(Spread.of(list(seen)))
+            cells.append(f"{k.seeds().split(' ')[0]} / {Figure(Spread.of(benign)).pct()}")
+        out.append(f"| {results['arms'][name]['label']} | " + " | ".join(cells) + " |")
+    return out

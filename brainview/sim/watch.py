@@ -11,6 +11,7 @@ sends the maintainer to the lanes every weekday evening
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 
 from brainview.services.project import Project
@@ -43,7 +44,7 @@ class Watch:
         self.truth: dict[str, str] = {}
         """Held-back id → the draft's family (ground truth when it was drafted)."""
         self.week_of: dict[str, Week] = {}
-        self.lanes = Lanes(project, world, maintainer, cfg, seed) if arm.lanes else None
+        self.lanes = Lanes(project, world, maintainer, cfg, seed, arm.lanes) if arm.lanes else None
 
     def plant(self, monday: datetime, week: Week, curator: Curator) -> None:
         """Write the arm's attack (or its control) at ``monday`` 09:00."""
@@ -87,6 +88,12 @@ class Watch:
         week.lane_seconds = round(week.lane_seconds + ev.seconds, 1)
         week.held_decided += len(ev.decided)
         week.top10 += bool(set(self.planted) & set(ev.top))
+        for rid, kinds in ev.kinds.items():
+            for kind in kinds:
+                if rid in self.planted:
+                    week.planted_kinds[kind] = week.planted_kinds.get(kind, 0) + 1
+        benign = Counter(k for r, ks in ev.kinds.items() if r not in poison for k in ks)
+        week.benign_kinds = dict(sorted(benign.items()))
         for rid in ev.quarantined:
             if rid in self.planted and rid not in self.quarantined_at:
                 self.quarantined_at[rid] = at

@@ -59,6 +59,10 @@ class Week:
     benign_flagged: int = 0
     """Benign lessons with any signal at the week's last evening."""
     benign_live: int = 0
+    benign_kinds: dict[str, int] = field(default_factory=dict)
+    """Signal kind → benign lessons carrying it, at the week's last evening."""
+    planted_kinds: dict[str, int] = field(default_factory=dict)
+    """Signal kind → evenings on which it was on a planted lesson."""
     probe_returned: int = 0
     """Quarantined planted lessons a recall with their own text still returned (must
     be 0)."""
