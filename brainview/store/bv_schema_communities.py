@@ -58,14 +58,18 @@ def live_reflections(conn: Connection, era: Era) -> list[tuple[str, str | None, 
 
 
 def standing_grade_counts(conn: Connection) -> Iterator[tuple[str, int, int]]:
-    """``(reflection, strong grades, miss grades)`` from decisions not undone."""
+    """``(reflection, strong grades, miss grades)`` from decisions and held-back verdicts
+    not undone."""
     if not (table_exists(conn, "brainview_grade") and table_exists(conn, "brainview_decision")):
         return
+    standing = "SELECT id FROM brainview_decision WHERE undone_at IS NULL"
+    if table_exists(conn, "brainview_held_back_verdict"):  # held-back verdicts grade too
+        standing += " UNION ALL SELECT decision_id FROM brainview_held_back_verdict "
+        standing += "WHERE undone_at IS NULL"
     for rid, strong, miss in driver(conn).execute(
         "SELECT g.reflection_id, SUM(CASE WHEN g.grade = 4 THEN 1 ELSE 0 END), "
         "SUM(CASE WHEN g.grade = 1 THEN 1 ELSE 0 END) FROM brainview_grade g "
-        "JOIN brainview_decision d ON d.id = g.decision_id WHERE d.undone_at IS NULL "
-        "GROUP BY g.reflection_id"
+        f"WHERE g.decision_id IN ({standing}) GROUP BY g.reflection_id"
     ):
         yield str(rid), int(strong or 0), int(miss or 0)
 

@@ -77,14 +77,19 @@ def grades_behind(conn: Connection, reflection_id: str) -> dict[int, tuple[Any, 
     decider)`` for the spikes brainview fired into a reflection."""
     if not table_exists(conn, "brainview_grade"):
         return {}
-    rows = conn.execute(
-        text(
-            "SELECT g.spike_id, g.decision_id, d.proposal_id, p.kind, p.summary, g.stance, "
-            "d.verdict, d.decider FROM brainview_grade g "
-            "JOIN brainview_decision d ON d.id = g.decision_id "
-            "LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
-            "WHERE g.reflection_id = :r"
-        ),
-        {"r": reflection_id},
+    sql = (
+        "SELECT g.spike_id, g.decision_id, d.proposal_id, p.kind, p.summary, g.stance, "
+        "d.verdict, d.decider FROM brainview_grade g "
+        "JOIN brainview_decision d ON d.id = g.decision_id "
+        "LEFT JOIN brainview_proposal p ON p.id = d.proposal_id "
+        "WHERE g.reflection_id = :r"
     )
+    if table_exists(conn, "brainview_held_back_verdict"):  # a verdict on a held-back draft
+        sql += (
+            " UNION ALL SELECT g.spike_id, g.decision_id, v.held_back_id, 'held_back', "
+            "replace(v.verdict, '_', ' '), g.stance, v.verdict, v.decider "
+            "FROM brainview_grade g JOIN brainview_held_back_verdict v "
+            "ON v.decision_id = g.decision_id WHERE g.reflection_id = :r"
+        )
+    rows = conn.execute(text(sql), {"r": reflection_id})
     return {int(row[0]): tuple(row[1:]) for row in rows}

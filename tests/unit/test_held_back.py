@@ -175,3 +175,25 @@ def test_the_lane_sample_is_seeded_per_id() -> None:
     )
     said = why_shown("hb-x", ["r-1"], {"r-1": 1}, min_confirmations=2, sample_rate=0.0, seed=0)
     assert said == "weakly corroborated: r-1 1 confirmation(s), fewer than 2"
+
+
+def test_a_verdicts_grades_are_read_back_as_brainviews_in_history_and_curves(demo) -> None:  # type: ignore[no-untyped-def]
+    """A held-back verdict has no ``brainview_decision`` row: the reflection's grade
+    history names it (not "outside brainview") and the communities' standing counts
+    include it, until it is undone."""
+    from brainview.services.audit.grades import live_grades
+    from brainview.services.project import Project
+    from brainview.store import bv_schema_communities as reads
+
+    root, _ = demo
+    users, refl = live(root)
+    with session(root, decider="ann") as s:
+        s.report_held_back(report("hb-9", users[2], [refl[6]]))
+        got = s.decide_held_back("hb-9", "rightly_held_back")
+    with Project.open(discover(root)) as p, p.require_agent().read() as conn:
+        mine = [g for g in live_grades(conn, refl[6]) if g.decision_id == got["decision_id"]]
+        counts = {r: (st, mi) for r, st, mi in reads.standing_grade_counts(conn)}
+    assert [(g.via, g.proposal_kind, g.verdict, g.decider) for g in mine] == [
+        ("brainview", "held_back", "rightly_held_back", "ann")
+    ]
+    assert counts[refl[6]][0] >= 1
