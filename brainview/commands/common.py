@@ -57,24 +57,14 @@ def session_of(args: argparse.Namespace) -> Iterator[Session]:
     location flags, the project's config, ``BRAINVIEW_NOW`` or the wall clock, and
     ``--decider``/``--actor`` (else config ``review.decider``, else the OS user).
     Recovery notes go to stderr; every connection is closed on exit."""
-    from brainview.services.session import Session
-
-    paths = paths_of(args)
-    with Session.start(
-        paths,
-        config=load_config(args),
-        clock=now,
-        decider=getattr(args, "decider", None),
-        os_user=os_user,
-    ) as session:
-        session.on_note = note
+    with session_in(args, paths_of(args)) as session:
         yield session
 
 
 @contextmanager
 def session_in(args: argparse.Namespace, paths: BrainPaths) -> Iterator[Session]:
-    """:func:`session_of` for brains found elsewhere than the location flags say (a
-    ``.learnings/`` tree's project)."""
+    """:func:`session_of` for ``paths`` (brains found elsewhere than the location flags
+    say, e.g. a ``.learnings/`` tree's project), with that project's config."""
     from brainview.config import load
     from brainview.services.session import Session
 

@@ -119,6 +119,20 @@ def test_the_schema_cookie_set_back_does_not_hide_a_planted_trigger(demo) -> Non
         conn.close()
 
 
+def rebuild_synapse(db: Path, extra: str) -> None:
+    """Spikuit's ``synapse`` table made anew with its rows, plus ``extra`` constraints."""
+    execute(
+        db,
+        "CREATE TABLE s2 AS SELECT * FROM synapse; DROP TABLE synapse; "
+        "CREATE TABLE synapse (pre TEXT NOT NULL, post TEXT NOT NULL, type TEXT NOT NULL,"
+        " weight REAL NOT NULL DEFAULT 0.5, co_fires INTEGER NOT NULL DEFAULT 0,"
+        " last_co_fire TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
+        " confidence TEXT, confidence_score REAL, retired_at TEXT,"
+        f" PRIMARY KEY (pre, post, type){extra}); INSERT INTO synapse SELECT * FROM s2;"
+        " DROP TABLE s2;",
+    )
+
+
 def _pending_intents(root: Path) -> int:
     conn = sqlite3.connect(agent_db(root))
     try:
@@ -156,16 +170,7 @@ def test_an_apply_that_fails_after_the_decision_rolls_the_decision_back(  # type
 
     def plant(step: str) -> None:
         if step == "decision.committed":
-            execute(
-                user_db(root),
-                "CREATE TABLE s2 AS SELECT * FROM synapse; DROP TABLE synapse; "
-                "CREATE TABLE synapse (pre TEXT NOT NULL, post TEXT NOT NULL, type TEXT NOT NULL,"
-                " weight REAL NOT NULL DEFAULT 0.5, co_fires INTEGER NOT NULL DEFAULT 0,"
-                " last_co_fire TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
-                " confidence TEXT, confidence_score REAL, retired_at TEXT,"
-                " PRIMARY KEY (pre, post, type), CHECK (created_at < '2026-11-30T08'));"
-                "INSERT INTO synapse SELECT * FROM s2; DROP TABLE s2;",
-            )
+            rebuild_synapse(user_db(root), ", CHECK (created_at < '2026-11-30T08')")
 
     session = Session(paths=discover(root), config=Config(), clock=lambda: DEMO_NOW)
     hooks.set_step_hook(plant)
@@ -181,15 +186,7 @@ def test_an_apply_that_fails_after_the_decision_rolls_the_decision_back(  # type
     assert status["status"] == "pending"
     assert state(root)[2]["synapse"] == user_before["synapse"]
     # the constraint removed: the accept goes through, and undo works
-    execute(
-        user_db(root),
-        "CREATE TABLE s2 AS SELECT * FROM synapse; DROP TABLE synapse; "
-        "CREATE TABLE synapse (pre TEXT NOT NULL, post TEXT NOT NULL, type TEXT NOT NULL,"
-        " weight REAL NOT NULL DEFAULT 0.5, co_fires INTEGER NOT NULL DEFAULT 0,"
-        " last_co_fire TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,"
-        " confidence TEXT, confidence_score REAL, retired_at TEXT,"
-        " PRIMARY KEY (pre, post, type)); INSERT INTO synapse SELECT * FROM s2; DROP TABLE s2;",
-    )
+    rebuild_synapse(user_db(root), "")
     assert cli("proposals", "accept", pid, "-C", str(root)).returncode == 0
     assert cli("proposals", "undo", pid, "-C", str(root)).returncode == 0
 
