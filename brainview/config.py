@@ -30,6 +30,26 @@ class ReviewConfig:
     """Write a new reflection on every rejection (pause with ``reflect disable``)."""
     annotate_grade: int | None = None
     """Grade for ``annotate`` stances (1–4); none by default."""
+    allow_self_approval: bool = False
+    """Let a decider decide proposals recorded with their own name as the runtime (a
+    one-person project whose curator runs under the person's name); refused by default."""
+
+
+@dataclass(frozen=True)
+class QueueConfig:
+    """When the proposal queue raises an alert (``brainview proposals health``)."""
+
+    stale_after_days: int = 7
+    """A pending proposal created longer ago than this is stale (1–3650)."""
+    window_days: int = 7
+    """Window over which arrivals are compared with decisions (1–3650)."""
+    growth_min: int = 5
+    """Arrivals exceeding decisions by this many in the window raise the growth alert."""
+    notify_command: list[str] = field(default_factory=list)
+    """``proposals health --notify`` runs this argv (no shell) with the summary JSON on
+    stdin when an alert is raised, e.g. ``["/usr/local/bin/notify-team", "--queue"]``."""
+    notify_timeout: int = 10
+    """Seconds the notify command may run before it is stopped (1–600)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +135,7 @@ class Config:
     ui: UiConfig = field(default_factory=UiConfig)
     signals: SignalsConfig = field(default_factory=SignalsConfig)
     held_back: HeldBackConfig = field(default_factory=HeldBackConfig)
+    queue: QueueConfig = field(default_factory=QueueConfig)
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
     key_files: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
@@ -151,6 +172,10 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
             raise ConfigError(f"{where}: {name} must be between 1 and 1000")
         if name == "held_back.sample_seed" and not 0 <= value < 2**63:
             raise ConfigError(f"{where}: {name} must be between 0 and 2**63 - 1")
+        if name.startswith("queue.") and not 1 <= value <= _QUEUE_MAX.get(name, 3650):
+            raise ConfigError(f"{where}: {name} must be between 1 and {_QUEUE_MAX.get(name, 3650)}")
+    elif t.startswith("list"):
+        _argv(name, value, where)
     elif t.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: {name} must be a number")
@@ -172,6 +197,19 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
     return value
 
 
+_QUEUE_MAX = {"queue.notify_timeout": 600, "queue.growth_min": 1_000_000}
+
+
+def _argv(name: str, value: object, where: Path) -> None:
+    """A command as an argv list: 1–64 non-empty strings without NUL, 4096 chars each."""
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= 64
+        or not all(isinstance(v, str) and v and "\0" not in v and len(v) <= 4096 for v in value)
+    ):
+        raise ConfigError(f"{where}: {name} must be a list of 1-64 non-empty strings (an argv)")
+
+
 def parse(text: str, where: Path, base: Config | None = None) -> Config:
     """Parse one TOML document over ``base``."""
     try:
@@ -188,6 +226,7 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
         "ui": UiConfig,
         "held_back": HeldBackConfig,
         "signals": SignalsConfig,
+        "queue": QueueConfig,
     }
     for key, raw in data.items():
         if key == "keys":

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from pathlib import Path
 
 from brainview import config as config_module
@@ -179,12 +179,13 @@ def config_md() -> str:
         "consolidate": config_module.ConsolidateConfig,
         "ui": config_module.UiConfig,
         "held_back": config_module.HeldBackConfig,
+        "queue": config_module.QueueConfig,
     }
     for name, cls in sections.items():
         docs = _field_docs(cls)
         out += ["", f"## [{name}]", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for f in fields(cls):
-            default = f.default
+            default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
             shown = (
                 "none"
                 if default is None
@@ -211,6 +212,10 @@ def config_md() -> str:
         "",
         "[ui]",
         'theme = "textual-light"',
+        "",
+        "[queue]",
+        "stale_after_days = 7",
+        'notify_command = ["/usr/local/bin/notify-team", "--queue"]',
         "",
         "[keys]",
         '"triage.accept" = "y"',

@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     DISK_FULL = 12
     UNSAFE_SCHEMA = 13
     BAD_PATH = 14
+    NOTIFY = 15
     INTERNAL = 70
 
 
@@ -91,6 +92,20 @@ class RoleRefusedError(RefusedError):
     a reviewer)``); nothing was written."""
 
     kind = "role"
+
+
+class SelfApprovalError(RefusedError):
+    """The decider is the proposal's author (its runtime): ``refused: alice proposed
+    prop-… and cannot decide it``; nothing was written (``review.allow_self_approval``
+    lifts it for a one-person project)."""
+
+    kind = "self_approval"
+
+
+class NotifyError(BrainviewError):
+    """The queue's notify command failed (not found, non-zero exit, timed out)."""
+
+    code, kind = ExitCode.NOTIFY, "notify"
 
 
 class DiskFullError(BrainviewError):

@@ -92,6 +92,7 @@ def stats(args: argparse.Namespace) -> int:
         data = project_stats(project)
         data["agent_metrics"] = _metrics(project, paths)
         data["reflection_writing"] = _writing(project)
+        data["queue_health"] = _queue_health(project, paths)
     if args.json:
         emit_json(data, sort_keys=True)
         return 0
@@ -111,6 +112,15 @@ def _metrics(project, paths):  # type: ignore[no-untyped-def]
     return agent_metrics(
         project, now_utc(), threshold=cfg.pruning_threshold, days=cfg.fading_days
     ).to_json()
+
+
+def _queue_health(project, paths):  # type: ignore[no-untyped-def]
+    """Stale proposals and a growing queue (``[queue]`` settings; docs/metrics.md)."""
+    from brainview.commands.common import now as now_utc
+    from brainview.config import load
+    from brainview.services.metrics.queue_health import queue_health
+
+    return queue_health(project, now_utc(), load(paths.config_path).queue).to_json()
 
 
 def _writing(project):  # type: ignore[no-untyped-def]
@@ -147,6 +157,8 @@ def _render_stats(data: dict) -> str:
         f"proposals: {p['pending']} pending ({p.get('stale', 0)} stale), "
         f"{p['accepted']} accepted, {p['rejected']} rejected"
     )
+    for reason in (data.get("queue_health") or {}).get("reasons", []):
+        lines.append(f"queue alert: {reason}")
     writing = data.get("reflection_writing")
     if writing and not writing["enabled"]:
         why = f": {one_line(writing['reason'], 60)}" if writing.get("reason") else ""

@@ -23,6 +23,7 @@ from brainview.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     import argparse
+    from datetime import datetime
 
 DECIDED = ("accepted", "rejected", "decided")
 
@@ -34,12 +35,15 @@ def list_(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
     clock = now()
+    until = parse_when(args.until, flag="--until", clock=clock) if args.until else None
+    if getattr(args, "stale", False):
+        until = _stale_cutoff(args, clock)
     query = ProposalQuery(
         status=args.status,
         kinds=tuple(args.kind or ()),
         skills=tuple(args.skill or ()),
         since=parse_when(args.since, flag="--since", clock=clock) if args.since else None,
-        until=parse_when(args.until, flag="--until", clock=clock) if args.until else None,
+        until=until,
         on=args.on or ("decided" if args.status in DECIDED else "created"),
         after=args.after,
         limit=args.limit,
@@ -64,6 +68,20 @@ def list_(args: argparse.Namespace) -> int:
         out.append(f"next page: --after {cell(cursor, 200)}")
     emit_lines(out)
     return 0
+
+
+def _stale_cutoff(args: argparse.Namespace, clock: datetime) -> str:
+    """``--stale``: pending proposals created before now − ``queue.stale_after_days``."""
+    from brainview.commands.common import load_config
+    from brainview.core.queue_health import stale_cutoff
+    from brainview.core.timestamps import format_ts
+
+    if args.status != "pending":
+        raise UsageError("--stale lists pending proposals: leave --status out")
+    if args.until or args.on == "decided":
+        raise UsageError("--stale sets the time filter itself: leave --until and --on out")
+    days = load_config(args).queue.stale_after_days
+    return format_ts(stale_cutoff(clock, days).replace(microsecond=0))
 
 
 def show(args: argparse.Namespace) -> int:

@@ -252,14 +252,34 @@ def _filters(p: argparse.ArgumentParser) -> None:
 
 
 def _proposals(sub: argparse._SubParsersAction) -> None:
-    top = sub.add_parser("proposals", help="list, show, accept, reject, dismiss, undo proposals")
+    top = sub.add_parser(
+        "proposals", help="list, show, accept, reject, dismiss, undo proposals; queue health"
+    )
     acts = top.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     p = _leaf(acts, "list", "proposals_read:list_", "list proposals (oldest first)")
     _location(p)
     _filters(p)
+    p.add_argument(
+        "--stale",
+        action="store_true",
+        help="only pending proposals older than queue.stale_after_days (default 7)",
+    )
     p.add_argument("--limit", type=int, default=100, help="rows per page (default 100)")
     p.add_argument("--after", metavar="CURSOR", help="next page: the previous page's cursor")
+    _json(p)
+
+    p = _leaf(
+        acts,
+        "health",
+        "proposals_health:health",
+        "queue health: stale proposals, a queue growing faster than it is decided",
+        epilog="Thresholds: [queue] in .spikuit/brainview.toml (docs/config.md). With --notify "
+        "and an alert, runs queue.notify_command (an argv, no shell) with the summary JSON on "
+        "stdin; its failure is one line and exit code 15.",
+    )
+    _location(p)
+    p.add_argument("--notify", action="store_true", help="on an alert, run queue.notify_command")
     _json(p)
 
     p = _leaf(acts, "show", "proposals_read:show", "one proposal with both brains' context")

@@ -1,4 +1,5 @@
-"""Tools on the proposal queue: propose (dry run or queue), and read decisions back."""
+"""Tools on the proposal queue: propose (dry run or queue), read decisions back, and the
+queue's health."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pydantic import Field
 from brainview.mcp.registry import Call, tool
 from brainview.services.audit import decision_feed
 from brainview.services.intake.proposing import submit_value
+from brainview.services.metrics import queue_health as metrics_queue_health
 
 SOURCE = "mcp"
 """Recorded as the proposals' ``source`` (the CLI records ``cli``)."""
@@ -85,3 +87,18 @@ def decisions_since(
     with call.project() as project:
         project.require_agent()
         return decision_feed.decisions_since(project, query, now=call.now)
+
+
+@tool(title="Queue health", read_only=True, idempotent=True)
+def queue_health(call: Call) -> dict[str, Any]:
+    """Whether the proposal queue is being looked after, with the project's [queue] settings.
+
+    Returns {pending, stale (pending proposals created more than stale_after_days ago),
+    stale_after_days, oldest_age_days, window_days, arrivals and decisions over the
+    window, net_growth, growth_min, alert, stale_alert, growth_alert, reasons: one line
+    per alert}. When the queue is stale or growing, expect your new proposals to wait:
+    propose fewer, better ones. A project without an agent brain yet is `not_found`.
+    """
+    with call.project() as project:
+        project.require_agent()
+    return metrics_queue_health.health_at(call.paths, call.now)

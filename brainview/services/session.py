@@ -186,6 +186,7 @@ class Session(SessionWrites, SessionIntake, SessionHeldBack):
 
         self.require("decide")
         self._require_kinds(ids)
+        self._refuse_own(ids, verdict)
         cfg = self.config.review
         applier = apply.applier_for(self.paths) if verdict == "accept" else None
         with self.deciding(user=applier is not None) as project:
@@ -203,6 +204,16 @@ class Session(SessionWrites, SessionIntake, SessionHeldBack):
                 policy_text=policy_text,
                 confirmed_flags=confirmed_flags,
             )
+
+    def _refuse_own(self, ids: Sequence[str], verdict: str) -> None:
+        """No self-approval: refuse the whole batch when this decider proposed any of
+        ``ids`` (unless ``review.allow_self_approval``); read before any write."""
+        if self.config.review.allow_self_approval:
+            return
+        from brainview.services.review.authorship import refuse_self_approval
+
+        with self.project() as project:
+            refuse_self_approval(project, ids, self.decider, verdict)
 
     def undo(self, decision_id: str | None = None) -> list[UndoResult]:
         """Undo a decision and the rest of its bulk as one unit (``None``: the
@@ -229,6 +240,7 @@ class Session(SessionWrites, SessionIntake, SessionHeldBack):
 
         self.require("dismiss")
         self._require_kinds([proposal_id])
+        self._refuse_own([proposal_id], "dismiss")
         with self.deciding(user=False) as project:
             return review.dismiss(
                 project, proposal_id, reason, decider=self.decider, now=self.clock()

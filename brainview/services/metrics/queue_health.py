@@ -1,0 +1,85 @@
+"""Queue health for every face: the overview, the triage title, ``stats --json``,
+``brainview proposals health`` and MCP ``queue_health``.
+
+One read transaction, four aggregates (:mod:`brainview.store.queue_health_reads`), then
+:func:`brainview.core.queue_health.assess` with the project's ``[queue]`` settings.
+Read-only: nothing is written, whatever the answer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from brainview.config import QueueConfig
+from brainview.core.queue_health import QueueCounts, QueueHealth, assess, stale_cutoff, window_start
+from brainview.core.timestamps import ensure_utc, format_ts, parse_ts
+from brainview.store import queue_health_reads as reads
+
+if TYPE_CHECKING:
+    from brainview.services.project import Project
+    from brainview.store.discovery import BrainPaths
+
+STALE_IDS = 20
+"""Stale proposals named in a notification's summary (oldest first)."""
+
+
+def _stamp(when: datetime) -> str:
+    return format_ts(ensure_utc(when).replace(microsecond=0))
+
+
+def queue_health(project: Project, now: datetime, cfg: QueueConfig | None = None) -> QueueHealth:
+    """The queue's health at ``now`` (no agent brain: an empty, healthy queue)."""
+    cfg = cfg or QueueConfig()
+    now = ensure_utc(now)
+    counts = QueueCounts(0, 0, None, 0, 0)
+    if project.agent is not None:
+        cutoff = _stamp(stale_cutoff(now, cfg.stale_after_days))
+        since = _stamp(window_start(now, cfg.window_days))
+        with project.agent.read() as conn:
+            pending, oldest = reads.pending_oldest(conn)
+            counts = QueueCounts(
+                pending=pending,
+                stale=reads.pending_before(conn, cutoff) if pending else 0,
+                oldest_created_at=_parsed(oldest),
+                arrivals=reads.arrivals_since(conn, since),
+                decisions=reads.decisions_since(conn, since),
+            )
+    return assess(
+        counts,
+        now,
+        stale_after_days=cfg.stale_after_days,
+        window_days=cfg.window_days,
+        growth_min=cfg.growth_min,
+    )
+
+
+def stale_ids(
+    project: Project, now: datetime, cfg: QueueConfig, limit: int = STALE_IDS
+) -> list[str]:
+    """The oldest stale proposals' ids (at most ``limit``), oldest first."""
+    if project.agent is None:
+        return []
+    cutoff = _stamp(stale_cutoff(ensure_utc(now), cfg.stale_after_days))
+    with project.agent.read() as conn:
+        return reads.stale_pending_ids(conn, cutoff, limit)
+
+
+def _parsed(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return parse_ts(value)
+    except (ValueError, IndexError, OverflowError):
+        return None
+
+
+def health_at(paths: BrainPaths, now: datetime) -> dict[str, Any]:
+    """``queue_health`` of the project at ``paths`` with its own ``[queue]`` settings,
+    as JSON (for faces that hold paths, not a session: MCP)."""
+    from brainview.config import load
+    from brainview.services.project import Project
+
+    cfg = load(paths.config_path).queue
+    with Project.open(paths) as project:
+        return queue_health(project, now, cfg).to_json()
