@@ -44,7 +44,10 @@ EXIT_MEANINGS = {
     ExitCode.NOT_A_BRAIN: "not a brain: not SQLite, truncated, corrupt",
     ExitCode.UNKNOWN_SCHEMA: "unknown schema: no neuron/synapse/spike tables or columns",
     ExitCode.CONFIG: "configuration error (brainview.toml)",
-    ExitCode.REFUSED: "refused for safety: serve on a non-loopback --host without --public",
+    ExitCode.REFUSED: (
+        "refused: serve on a non-loopback --host without --public, a role below the "
+        "action's, or a decider deciding their own proposal"
+    ),
     ExitCode.DISK_FULL: "disk full mid-write: the transaction rolled back, nothing written",
     ExitCode.UNSAFE_SCHEMA: (
         "unsafe schema: a brain holds triggers, views or other objects Spikuit never "
@@ -54,6 +57,7 @@ EXIT_MEANINGS = {
         "bad path: a directory, device, FIFO, socket or dangling/looping symlink where a "
         "brain or an output file belongs"
     ),
+    ExitCode.NOTIFY: "the queue's notify command failed (proposals health --notify)",
     ExitCode.INTERNAL: "internal error (one line, never a traceback)",
 }
 

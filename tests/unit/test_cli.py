@@ -119,6 +119,7 @@ def test_stats_json_shape_and_rows(demo) -> None:  # type: ignore[no-untyped-def
         "outcomes",
         "agent_metrics",
         "reflection_writing",
+        "queue_health",
     }
     assert data["reflection_writing"]["enabled"] is True
     metrics = data["agent_metrics"]

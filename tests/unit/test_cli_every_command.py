@@ -78,6 +78,10 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             lambda d: d["dry_run"] is True,
         ),
         "proposals list": (["proposals", "list"], lambda d: d["total"] == 36),
+        "proposals health": (
+            ["proposals", "health"],
+            lambda d: d["queue_health"]["pending"] == 36 and d["queue_health"]["growth_alert"],
+        ),
         "proposals show": (["proposals", "show", pid], lambda d: d["id"] == pid),
         "proposals accept": (
             ["proposals", "accept", pid],
@@ -182,7 +186,8 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
 
 
 SUBCOMMANDS = [
-    "propose", "propose --dry-run", "proposals list", "proposals show", "proposals accept",
+    "propose", "propose --dry-run", "proposals list", "proposals health", "proposals show",
+    "proposals accept",
     "proposals reject", "proposals dismiss", "proposals undo", "reflect list",
     "reflect inspect", "reflect challenge", "reflect invalidate", "reflect reinstate",
     "reflect quarantine", "reflect release", "reflect replay",

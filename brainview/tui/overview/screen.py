@@ -19,6 +19,7 @@ from textual.widgets import Header
 from brainview.tui.access import brainview_app
 from brainview.tui.footer import Footer
 from brainview.tui.overview.brain_pane import BrainPane
+from brainview.tui.overview.queue_alert import QueueAlert
 from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class OverviewScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield QueueAlert()
         # Scrollable by keyboard: the whole page when the brains stack (narrow), each
         # brain's pane when they sit side by side.
         with ScrollableContainer(id="brains"):
@@ -74,6 +76,7 @@ class OverviewScreen(Screen[None]):
         run_service(self, _stats, group="stats", done=self._show_stats)
 
     def _show_stats(self, data: dict[str, Any]) -> None:
+        self.query_one(QueueAlert).show(data.get("queue_health"))
         self.pane("user").show_stats(data["user"])
         agent = self.pane("agent")
         if data["agent"] is None:
@@ -95,10 +98,13 @@ class OverviewScreen(Screen[None]):
 
 
 def _stats(session: Session) -> dict[str, Any]:
+    from brainview.services.metrics.queue_health import queue_health
     from brainview.services.metrics.stats import project_stats
 
     with session.project() as project:
-        return project_stats(project)
+        data = project_stats(project)
+        health = queue_health(project, session.clock(), session.config.queue)
+    return data | {"queue_health": health.to_json()}
 
 
 def _retention(session: Session) -> dict[str, RetentionSummary]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from brainview.core.queue_health import QueueHealth
     from brainview.services.presence import Claim, Presence
     from brainview.services.project import Project
     from brainview.services.review import DecisionResult
@@ -39,6 +40,8 @@ class QueuePage:
     """``(sort, filter)`` it was read with: a page for an older query is dropped."""
     decided: tuple[DecidedBy, ...] = ()
     """Rows shown before this read, gone since, decided by someone else."""
+    health: QueueHealth | None = None
+    """The queue's health as of this read (:mod:`brainview.tui.triage.health_watch`)."""
 
 
 def read_queue(
@@ -52,6 +55,7 @@ def read_queue(
         from brainview.services.review.flags import lifecycle_mark
         from brainview.services.review.queue import page, pending_total, signature, with_titles
         from brainview.services.review.undo_offer import last_unit
+        from brainview.tui.triage.health_watch import read_health
 
         with session.project() as project:
             # the fingerprints first: a change landing after them, while the page is
@@ -66,7 +70,8 @@ def read_queue(
             pending_ids = {r.id for r in rows}
             gone = tuple(pid for pid in shown if pid not in pending_ids)
             decided = _decided_by(session, project, gone) if gone else ()
-        return QueuePage(rows, total, pending, sig, mark, last, (sort, needle), decided)
+            health = read_health(session, project)
+        return QueuePage(rows, total, pending, sig, mark, last, (sort, needle), decided, health)
 
     return job
 

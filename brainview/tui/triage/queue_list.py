@@ -78,6 +78,8 @@ class QueueList(Vertical):
     """Apply mode for the title: ``apply`` or ``record-only`` (empty: not read yet)."""
     writing_paused: var[bool] = var(False, init=False)
     """The project paused reflection writing (said in the title)."""
+    health: var[str] = var("", init=False)
+    """The queue-health alert for the title (``⚠ 3 waiting >7d``; empty: healthy)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -212,12 +214,16 @@ class QueueList(Vertical):
             mode += " · reflections paused"
         needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
         marked = f" · {len(self.marked)} marked" if self.marked else ""
-        return f"{count}{more} · sort {self.sort}{mode}{needle}{marked}"
+        health = f" · {self.health}" if self.health else ""
+        return f"{count}{more}{health} · sort {self.sort}{mode}{needle}{marked}"
 
     def _update_title(self) -> None:
         if self.is_mounted:
             # one line, always: no layout (a reload at every decision anyone makes)
-            self.query_one(QueueTitle).update(Text(self.title_text()), layout=False)
+            title = Text(self.title_text())
+            if self.health:  # the alert stands out; the rest stays plain
+                title.highlight_words([self.health], style="bold yellow")
+            self.query_one(QueueTitle).update(title, layout=False)
 
     def watch_total(self) -> None:
         self._update_title()
@@ -226,6 +232,9 @@ class QueueList(Vertical):
         self._update_title()
 
     def watch_writing_paused(self) -> None:
+        self._update_title()
+
+    def watch_health(self) -> None:
         self._update_title()
 
     def watch_marked(self, old: frozenset[str], new: frozenset[str]) -> None:

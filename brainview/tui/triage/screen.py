@@ -26,6 +26,7 @@ from brainview.tui.footer import Footer
 from brainview.tui.role_gate import allowed
 from brainview.tui.triage import texts
 from brainview.tui.triage.actions import TriageActions
+from brainview.tui.triage.health_watch import HealthWatch
 from brainview.tui.triage.jobs import PAGE, QueuePage, Watch
 from brainview.tui.triage.keys import BINDINGS
 from brainview.tui.triage.panes import EMPTY, AgentPane, ProposalPane, UserPane
@@ -89,6 +90,7 @@ class TriageScreen(Screen[None]):
         """The proposal whose context was last asked for."""
         self._actions = TriageActions(self)
         self._presence = TriagePresence(self)
+        self._health = HealthWatch(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -189,6 +191,7 @@ class TriageScreen(Screen[None]):
         keep, self._keep = self._keep, None
         rows = [r for r in page.rows if r.id not in self.deciding]
         out = len(page.rows) - len(rows)
+        self._health.show(page.health)
         q.show_page(rows, page.total - out, page.pending - out, keep)
         self.refresh_bindings()
 
@@ -218,6 +221,8 @@ class TriageScreen(Screen[None]):
                 added = seen.signature[0] - self.signature[0]
                 self.notify(f"{added} new proposal(s) arrived", title="Queue")
             self.reload()
+        else:
+            self._health.tick()  # a proposal turns stale by the clock alone
 
     @on(QueueList.QueryChanged)
     def _query_changed(self, _message: QueueList.QueryChanged) -> None:
@@ -293,7 +298,7 @@ class TriageScreen(Screen[None]):
 
     @on(WorkFailed)
     def _failed(self, message: WorkFailed) -> None:
-        if message.group in ("poll", "prefetch", "more"):
+        if message.group in ("poll", "prefetch", "more", "health"):
             message.stop()  # transient (a lock); the next tick or the real load says it
             return
         if message.group == "decide":
