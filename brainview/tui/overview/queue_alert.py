@@ -39,5 +39,5 @@ class QueueAlert(Static):
         """Show ``health``'s reasons (``None`` or none: hide)."""
         self.reasons = [str(r) for r in (health or {}).get("reasons", [])]
         self.set_class(bool(self.reasons), "-alert")
-        lines = [f"⚠ queue: {reason}" for reason in self.reasons]
+        lines = [f"⚠ {reason}" for reason in self.reasons]
         self.update(Text("\n".join(lines)))
