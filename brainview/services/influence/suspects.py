@@ -85,10 +85,25 @@ def suspects(project: Project, settings: Settings | None = None) -> list[Suspect
     groups = candidate_groups(lessons, s.min_identities)
     for rid, sig in gaming(lessons, s, groups).items():
         flagged.setdefault(rid, []).insert(0, sig)
+    named = _named(project, [rid for rid in flagged if rid in texts])
     out = [
-        Suspect(rid, texts[rid][0], texts[rid][1], infl.get(rid, Influence(rid)), sigs)
+        Suspect(
+            rid, texts[rid][0], named.get(rid) or texts[rid][1], infl.get(rid, Influence(rid)),
+            sigs,
+        )
         for rid, sigs in flagged.items()
         if rid in texts
-    ]
+    ]  # fmt: skip
     out.sort(key=lambda x: (-x.rank, x.id))
     return out
+
+
+def _named(project: Project, ids: list[str]) -> dict[str, str]:
+    """Each lesson's first line with its ``[user:…]`` references as ``⟦title⟧``: people
+    read titles, not ids (the same naming as the fading list)."""
+    from brainview.services.communities.curves import titles
+
+    if not ids:
+        return {}
+    with project.require_agent().read() as conn:
+        return {rid: one_line(t, PREVIEW) for rid, t in titles(project, conn, ids).items()}
