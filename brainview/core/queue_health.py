@@ -64,13 +64,14 @@ class QueueHealth:
         return self.arrivals - self.decisions
 
     def short(self) -> str:
-        """A few words for a title line: ``⚠ 3 waiting >7d · +12 in 7d`` (``""``: healthy)."""
+        """A few words for a title line: ``◷ 3 waiting >7d · +12 in 7d``; a clock, not
+        the ⚠ that marks a proposal whose neurons changed (``""``: healthy)."""
         parts = []
         if self.stale_alert:
             parts.append(f"{self.stale} waiting >{self.stale_after_days}d")
         if self.growth_alert:
             parts.append(f"+{self.net_growth} in {self.window_days}d")
-        return ("⚠ " + " · ".join(parts)) if parts else ""
+        return ("◷ " + " · ".join(parts)) if parts else ""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON shape of ``stats --json``, ``proposals health --json`` and MCP."""

@@ -59,9 +59,9 @@ async def test_triage_title_shows_the_alert(demo, size: tuple[int, int]) -> None
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         title = app.screen.queue.title_text()
-        alert = f"⚠ {health.stale} waiting >7d · +{health.net_growth} in 7d"
+        alert = f"◷ {health.stale} waiting >7d · +{health.net_growth} in 7d"
         assert f"36 pending · {alert} · sort age" in title
-        assert f"⚠ {health.stale} waiting >7d" in _screen_text(app)
+        assert f"◷ {health.stale} waiting >7d" in _screen_text(app)
 
 
 async def test_triage_title_is_quiet_when_healthy(demo) -> None:  # type: ignore[no-untyped-def]
@@ -70,7 +70,7 @@ async def test_triage_title_is_quiet_when_healthy(demo) -> None:  # type: ignore
     app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="tester")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "⚠" not in app.screen.queue.title_text()
+        assert "◷" not in app.screen.queue.title_text()
         assert app.screen.queue.title_text().startswith("36 pending · sort age")
 
 
@@ -95,7 +95,8 @@ async def test_overview_hides_the_alert_when_healthy(demo) -> None:  # type: ign
         await settle(pilot)
         alert = app.screen.query_one(QueueAlert)
         assert not alert.display and alert.reasons == []
-        assert "⚠" not in _screen_text(app)
+        assert "waiting more than" not in _screen_text(app)
+        assert "queue grew" not in _screen_text(app)
 
 
 @pytest.mark.parametrize("size", SIZES)

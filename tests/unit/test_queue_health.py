@@ -55,7 +55,7 @@ def test_stale_proposals_raise_an_alert_with_one_line() -> None:
     assert h.reasons == (  # type: ignore[attr-defined]
         "11 of 36 pending proposal(s) waiting more than 7 days (oldest 10 days)",
     )
-    assert h.short() == "⚠ 11 waiting >7d"  # type: ignore[attr-defined]
+    assert h.short() == "◷ 11 waiting >7d"  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_growth_is_arrivals_over_decisions_by_growth_min(
         assert h.reasons[-1] == (  # type: ignore[attr-defined]
             f"queue grew by {net} in 7 days: {arrivals} arrived, {decisions} decided"
         )
-        assert h.short() == f"⚠ +{net} in 7d"  # type: ignore[attr-defined]
+        assert h.short() == f"◷ +{net} in 7d"  # type: ignore[attr-defined]
 
 
 def test_queue_config_is_typed_and_checked(tmp_path: Path) -> None:

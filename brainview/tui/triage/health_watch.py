@@ -1,6 +1,6 @@
 """Queue health in the triage title, kept cheap.
 
-The alert (``⚠ 3 waiting >7d · +12 in 7d``, :meth:`brainview.core.queue_health.
+The alert (``◷ 3 waiting >7d · +12 in 7d``, :meth:`brainview.core.queue_health.
 QueueHealth.short`) is read with every queue page (:func:`read_health` inside
 :func:`brainview.tui.triage.jobs.read_queue`: the reload each decision and each arrival
 already cause) and, since a proposal also turns stale by the clock alone, once every

@@ -79,7 +79,7 @@ class QueueList(Vertical):
     writing_paused: var[bool] = var(False, init=False)
     """The project paused reflection writing (said in the title)."""
     health: var[str] = var("", init=False)
-    """The queue-health alert for the title (``⚠ 3 waiting >7d``; empty: healthy)."""
+    """The queue-health alert for the title (``◷ 3 waiting >7d``; empty: healthy)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
