@@ -80,10 +80,7 @@ def test_the_control_differs_its_true_lesson_is_never_quarantined(
     # the gaming signal cannot tell a true claim from a false one: a false flag
     assert run.weeks[PLANT].top10 > 0
     assert run.weeks[PLANT].benign_top10 >= 1
-    attack = runs["gaming"][0].weeks[PLANT]
-    assert (attack.quarantined, attack.swayed) != (0, run.weeks[PLANT].swayed) or (
-        attack.benign_top10 != run.weeks[PLANT].benign_top10
-    )
+    assert runs["gaming"][0].weeks[PLANT].quarantined > 0
 
 
 def test_the_trigger_lesson_is_recalled_for_drafts_that_carry_the_trigger(
