@@ -128,3 +128,12 @@ def test_wilson_interval_is_inside_zero_one() -> None:
     assert wilson(0, 10)[0] == 0.0
     lo, hi = wilson(5, 10)
     assert lo < 0.5 < hi
+
+
+def test_worker_processes_follow_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from brainview.sim.experiment import jobs_default
+
+    monkeypatch.setenv("BRAINVIEW_SIM_JOBS", "1")
+    assert jobs_default() == 1
+    monkeypatch.setenv("BRAINVIEW_SIM_JOBS", "nonsense")
+    assert 1 <= jobs_default() <= 2
