@@ -4,7 +4,7 @@ Prints the queue's health (:mod:`brainview.services.metrics.queue_health`): pend
 stale (older than ``queue.stale_after_days``), the oldest's age, arrivals and decisions
 over ``queue.window_days``, and one line per alert.  Read-only.  With ``--notify`` and
 an alert, runs ``queue.notify_command`` with the summary JSON on stdin
-(:mod:`brainview.services.queue_notify`); the health is printed first, so a failing
+(:func:`brainview.services.metrics.queue_health.notify`); the health is printed first, so a failing
 command costs one line on stderr and exit code 15, never the report.
 """
 
@@ -43,7 +43,7 @@ def health(args: argparse.Namespace) -> int:
     failure = None
     if args.notify and found.alert:
         from brainview.errors import NotifyError
-        from brainview.services.queue_notify import notify
+        from brainview.services.metrics.queue_health import notify
 
         argv = list(cfg.notify_command)
         try:

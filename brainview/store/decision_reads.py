@@ -84,6 +84,15 @@ def proposal_kinds(conn: Connection, ids: Sequence[str]) -> list[str] | None:
         return None
 
 
+def proposal_runtimes(conn: Connection, ids: Sequence[str]) -> dict[str, str | None]:
+    """Proposal id → its recorded ``runtime`` (its author), for the ``ids`` that exist."""
+    sql = "SELECT id, runtime FROM brainview_proposal WHERE id IN ({marks})"
+    try:
+        return {str(p): r for p, r in select_in(driver(conn), sql, list(dict.fromkeys(ids)))}
+    except sqlite3.OperationalError:  # no brainview_proposal table
+        return {}
+
+
 def proposal_suspicions(conn: Connection, ids: Sequence[str]) -> dict[str, str | None]:
     """Proposal id → its stored suspicion flags, for the ``ids`` that exist."""
     sql = "SELECT id, suspicion FROM brainview_proposal WHERE id IN ({marks})"

@@ -16,7 +16,7 @@ from brainview.services.project import Project
 from brainview.store.discovery import discover
 from brainview.tui.app import BrainviewApp, make_app
 from brainview.tui.clock import frozen
-from brainview.tui.overview.queue_alert import QueueAlert
+from brainview.tui.overview.vitals import QueueAlert
 from tests.tui_helpers import settle
 
 SIZES = [(80, 24), (120, 40)]
@@ -108,7 +108,8 @@ async def test_the_author_is_refused_in_the_console(demo, size: tuple[int, int])
         await settle(pilot)
         first = probe.screen.current_id
     conn = _agent(root)
-    (author,) = conn.execute("SELECT runtime FROM brainview_proposal WHERE id = ?", (first,)).fetchone()
+    sql = "SELECT runtime FROM brainview_proposal WHERE id = ?"
+    (author,) = conn.execute(sql, (first,)).fetchone()
     conn.close()
     app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider=author)
     async with app.run_test(size=size) as pilot:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from brainview.core.authorship import self_approval
 from brainview.errors import SelfApprovalError
 from brainview.services.project import Project
-from brainview.store.proposal_authors import runtimes
+from brainview.store.decision_reads import proposal_runtimes
 
 
 def refuse_self_approval(project: Project, ids: Sequence[str], decider: str, verdict: str) -> None:
@@ -21,7 +21,7 @@ def refuse_self_approval(project: Project, ids: Sequence[str], decider: str, ver
     if project.agent is None or not ids:
         return
     with project.agent.read() as conn:
-        found = runtimes(conn, ids)
+        found = proposal_runtimes(conn, ids)
     unique = list(dict.fromkeys(ids))
     why = self_approval(decider, ((p, found.get(p)) for p in unique), verdict, len(unique))
     if why is not None:

@@ -19,7 +19,7 @@ from textual.widgets import Header
 from brainview.tui.access import brainview_app
 from brainview.tui.footer import Footer
 from brainview.tui.overview.brain_pane import BrainPane
-from brainview.tui.overview.queue_alert import QueueAlert
+from brainview.tui.overview.vitals import QueueAlert
 from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:

@@ -1,4 +1,11 @@
-"""A brain's vital signs as a small table; every brain string shown inert."""
+"""A brain's vital signs as a small table, and the queue's alert line above both brains;
+every brain string shown inert.
+
+The queue alert (:class:`QueueAlert`) is hidden while the queue is healthy and filled
+from the ``queue_health`` of the overview's stats read
+(:func:`brainview.services.metrics.queue_health.queue_health`): one line per reason, its
+own text (counts and days), drawn as plain ``Text`` all the same.
+"""
 
 from __future__ import annotations
 
@@ -74,3 +81,33 @@ class Vitals(Static):
                 domains.add_row("…", Text(f"{len(items) - 8} more domains", style="dim"))
             parts += [Text("\ndomains", style="bold underline"), domains]
         return Group(*parts)
+
+
+class QueueAlert(Static):
+    """``⚠ 11 of 36 pending proposal(s) waiting more than 7 days (oldest 10 days)``."""
+
+    DEFAULT_CSS = """
+    QueueAlert {
+        height: auto;
+        padding: 0 1;
+        color: $text-warning;
+        background: $warning-muted;
+        text-style: bold;
+        display: none;
+    }
+    QueueAlert.-alert {
+        display: block;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("", id="queue-alert", markup=False)
+        self.reasons: list[str] = []
+        """The reasons shown (empty: healthy, hidden)."""
+
+    def show(self, health: dict[str, Any] | None) -> None:
+        """Show ``health``'s reasons (``None`` or none: hide)."""
+        self.reasons = [str(r) for r in (health or {}).get("reasons", [])]
+        self.set_class(bool(self.reasons), "-alert")
+        lines = [f"⚠ {reason}" for reason in self.reasons]
+        self.update(Text("\n".join(lines)))
