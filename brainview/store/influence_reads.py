@@ -161,3 +161,17 @@ def content_and_created(raw: sqlite3.Connection, rid: str) -> tuple[str, object]
     """A neuron's text and ``created_at`` (``("", None)`` when there is none)."""
     row = raw.execute("SELECT content, created_at FROM neuron WHERE id = ?", (rid,)).fetchone()
     return (str(row[0] or ""), row[1]) if row else ("", None)
+
+
+def project_deciders(raw: sqlite3.Connection) -> int:
+    """Distinct deciders of standing decisions and held-back verdicts in the brain."""
+    present = tables(raw)
+    parts = []
+    if "brainview_decision" in present:
+        parts.append("SELECT decider FROM brainview_decision WHERE undone_at IS NULL")
+    if VERDICTS in present:
+        parts.append(f"SELECT decider FROM {VERDICTS} WHERE undone_at IS NULL")
+    if not parts:
+        return 0
+    sql = f"SELECT COUNT(DISTINCT decider) FROM ({' UNION ALL '.join(parts)})"
+    return int(raw.execute(sql).fetchone()[0] or 0)

@@ -102,6 +102,17 @@ def test_high_influence_low_corroboration() -> None:
     assert low_corroboration(Influence("r", supported=2), s) is None
 
 
+def test_low_corroboration_is_silent_where_one_person_decides_everything() -> None:
+    """With one decider in the whole project no lesson can be corroborated by two, so
+    the signal would only mean "influential" (it flagged 44 % of benign lessons in the
+    simulation): it stays silent until a second person decides."""
+    planted = Influence("r", opposed=2, suppressed=6, confirmations=1, deciders=1)
+    alone = Settings(high_influence=5, low_corroboration=1, project_deciders=1)
+    team = Settings(high_influence=5, low_corroboration=1, project_deciders=2)
+    assert low_corroboration(planted, alone) is None
+    assert low_corroboration(planted, team) is not None
+
+
 def _lesson(
     i: int, who: str, day: float, text: str = "always squash commits before a merge"
 ) -> Lesson:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 
 from brainview.config import SignalsConfig
@@ -75,6 +76,7 @@ def reflection_signals(
     agent = project.require_agent()
     with agent.read() as conn:
         raw = driver(conn)
+        s = replace(s, project_deciders=reads.project_deciders(raw))
         inf = influence_many(raw, [reflection_id])[reflection_id]
         content, created = reads.content_and_created(raw, reflection_id)
         extra = _gaming_near(raw, agent.era, reflection_id, created, s)

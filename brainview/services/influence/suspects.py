@@ -9,7 +9,7 @@ shingle sets for the gaming comparison); influence comes from the aggregates, on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from brainview.core.influence import Influence
 from brainview.core.safe_text import one_line
@@ -25,7 +25,7 @@ from brainview.core.signals import (
 from brainview.services.influence import influence_many
 from brainview.services.influence.lessons import candidate_groups, lessons_of
 from brainview.services.project import Project
-from brainview.store import lesson_scan
+from brainview.store import influence_reads, lesson_scan
 from brainview.store.rows import driver
 
 BATCH = 500
@@ -72,6 +72,7 @@ def suspects(project: Project, settings: Settings | None = None) -> list[Suspect
     lessons: list[Lesson] = []
     with agent.read() as conn:
         raw = driver(conn)
+        s = replace(s, project_deciders=influence_reads.project_deciders(raw))
         infl = influence_many(raw, None)
         authors = lesson_scan.authors(raw)
         for rows in lesson_scan.lesson_batches(raw, agent.era, BATCH):
