@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from test_cli import agent_db, cli, dump, run, user_db
+from test_cli import agent_db, cli, dump, ok_json, run, user_db
+from test_mcp import data, error, session_run
 
 from brainview.config import Config, QueueConfig, parse
 from brainview.core.queue_health import QueueCounts, assess
@@ -225,3 +226,33 @@ def test_health_notify_without_an_alert_runs_nothing(demo, tmp_path: Path) -> No
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["notified"] is None
     assert not (tmp_path / "got.json").exists()
+
+
+# -- MCP -------------------------------------------------------------------------------
+
+
+def test_mcp_queue_health_is_the_clis_through_the_sdk_client(demo) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    (root / ".spikuit" / "brainview.toml").write_text("[queue]\nstale_after_days = 5\n")
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert tools["queue_health"].annotations.read_only_hint is True
+        return data(await s.call_tool("queue_health", {}))
+
+    got = session_run(root, body)
+    assert got == ok_json("proposals", "health", "-C", str(root))["queue_health"]
+    assert got["stale_after_days"] == 5 and got["stale_alert"] and set(got) == KEYS
+
+
+def test_mcp_queue_health_without_an_agent_brain_is_not_found(demo) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    root, _ = demo
+    shutil.rmtree(root / ".spikuit" / "agent")
+
+    async def body(s):  # type: ignore[no-untyped-def]
+        return error(await s.call_tool("queue_health", {}))
+
+    text, err = session_run(root, body)
+    assert text.startswith("not_found: ") and err["exit_code"] == 3
