@@ -36,7 +36,9 @@ INSTRUCTIONS = (
     "the grades they fired with `decisions_since`; look at one lesson with "
     "`inspect_reflection`. Tutor and QABot report whether a hint or answer worked with "
     "`report_outcome`. When lessons make you withdraw or rewrite a draft, say so with "
-    "`report_held_back`. Read the resource brainview://docs/curator.md for the whole loop."
+    "`report_held_back`. `queue_health` says whether the maintainers keep up (stale or "
+    "growing queue): then propose fewer, better changes. Read the resource "
+    "brainview://docs/curator.md for the whole loop."
 )
 
 
