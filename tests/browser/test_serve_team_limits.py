@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import aiohttp
 import pytest
@@ -29,6 +31,7 @@ from test_serve_signin import (
 from brainview.commands.serve_throttle import ACCOUNT_FREE, PAIR_FREE, SLOW_BASE_S
 from brainview.services.team.accounts import Accounts, default_path
 
+T = TypeVar("T")
 NEW_PW = "a fresh long passphrase 7"
 
 
@@ -40,6 +43,27 @@ def team(demo):  # type: ignore[no-untyped-def]
     accounts.add("ada", "reviewer", ADA_PW, now="2026-01-01T00:00:00+00:00")
     accounts.add("bob", "viewer", BOB_PW, now="2026-01-01T00:00:00+00:00")
     return root, accounts
+
+
+async def closed(ws: aiohttp.ClientWebSocketResponse) -> int | None:
+    """The code the server closes ``ws`` with (``None``: still open at the deadline)."""
+    end = time.monotonic() + DEADLINE_S
+    while (left := end - time.monotonic()) > 0:
+        try:
+            msg = await ws.receive(timeout=left)
+        except TimeoutError:
+            break
+        if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+            return ws.close_code
+    return None
+
+
+async def bounded(work: Coroutine[Any, Any, T]) -> T | None:
+    """``work``'s result, or ``None`` when it is still waiting at the deadline."""
+    try:
+        return await asyncio.wait_for(work, 2 * DEADLINE_S)
+    except TimeoutError:
+        return None
 
 
 def whoami(served: Served, sid: str) -> dict[str, str] | None:
@@ -82,12 +106,9 @@ def test_a_role_change_ends_the_session_and_its_console(team) -> None:  # type: 
                     None, wait_for, "a console", lambda: len(served.children()) == 1
                 )
                 accounts.set_role("ada", "viewer")  # demoted while the console is open
-                while True:
-                    msg = await ws.receive(timeout=DEADLINE_S)
-                    if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
-                        return ws.close_code
+                return await closed(ws)
 
-        assert asyncio.run(scenario()) == 1008  # the watcher ended the maintainer console
+        assert asyncio.run(bounded(scenario())) == 1008  # the watcher ended the maintainer console
         assert whoami(served, sid) is None
         again = whoami(served, session_of(sign_in(served, "ada", ADA_PW)))
         assert again is not None and again["role"] == "viewer"
@@ -114,12 +135,9 @@ def test_a_demoted_tokens_console_ends(team) -> None:  # type: ignore[no-untyped
                     None, wait_for, "a console", lambda: len(served.children()) == 1
                 )
                 accounts.set_role("ada", "reviewer")
-                while True:
-                    msg = await ws.receive(timeout=DEADLINE_S)
-                    if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
-                        return ws.close_code
+                return await closed(ws)
 
-        assert asyncio.run(scenario()) == 1008
+        assert asyncio.run(bounded(scenario())) == 1008
         me = ask(served, "GET", "/whoami", headers={"Authorization": f"Bearer {token}"})
         assert me.status == 200 and json.loads(me.body)["role"] == "reviewer"
         wait_for("the console to end", lambda: served.children() == set())
@@ -209,8 +227,7 @@ def test_a_viewer_cannot_hold_every_console_slot(team) -> None:  # type: ignore[
                 await client.close()
             return code1, code2, code3, page
 
-        code1, code2, code3, page = asyncio.run(scenario())
-        assert (code1, code2, code3, page) == (None, 1013, None, 503)
+        assert asyncio.run(bounded(scenario())) == (None, 1013, None, 503)
         wait_for("the consoles to end", lambda: served.children() == set())
     finally:
         stop(served)
