@@ -149,8 +149,9 @@ def test_draft_that_cannot_be_queued_is_refused_naming_the_field(demo) -> None: 
 def test_undo_refused_when_the_queued_proposal_was_decided_and_roles_hold(demo) -> None:  # type: ignore[no-untyped-def]
     root, _ = demo
     users, refl = live(root)
-    with session(root, decider="ann") as s:
-        s.report_held_back(report("hb-6", users[4], [refl[6]]))
+    with session(root, decider="curator-model-a") as curator:  # the draft's author
+        curator.report_held_back(report("hb-6", users[4], [refl[6]]))
+    with session(root, decider="ann") as s:  # no one decides what they proposed
         s.decide_held_back("hb-6", "should_have_proposed")
         s.decide(["p-hb-6"], "reject", reason="no after all")
         with pytest.raises(ConflictError, match="changed since"):
