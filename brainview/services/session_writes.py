@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from brainview.core import roles
 from brainview.core.identity import Role
 from brainview.core.roles import LIFECYCLE_VERBS
-from brainview.errors import RoleRefusedError
+from brainview.errors import RefusedError, RoleRefusedError
 
 if TYPE_CHECKING:
     from brainview.config import Config
@@ -238,4 +238,17 @@ class SessionWrites:
         from brainview.services.readout.view_export import export_rows
 
         self.require("export")
+        if getattr(self, "signed_in", False):  # a served console: never a server path
+            raise RefusedError(
+                "export: a signed-in console saves by file name into the project's exports/"
+            )
         return export_rows(rows, path)
+
+    def export_served(self, rows: Sequence[dict[str, Any]], name: str) -> str:
+        """Write ``rows`` to ``exports/NAME`` inside the project (a served console's only
+        way out: a plain name, no link followed, nothing replaced); the name as shown."""
+        from brainview.services.team.exports import write_served_export
+
+        self.require("export")
+        root = self.paths.project_root or self.paths.spikuit_dir.parent
+        return write_served_export(rows, root, name)

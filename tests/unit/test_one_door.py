@@ -206,7 +206,7 @@ def _plan(session: Session) -> object:
         return plan(project, now=DEMO_NOW, in_process=True)
 
 
-NOT_BRAIN_WRITES = {"export_rows", "recover"}
+NOT_BRAIN_WRITES = {"export_rows", "export_served", "recover"}
 """Session methods that take the role check but write no brain row themselves
 (``export_rows`` writes a file; ``recover`` only calls ``recover_all``)."""
 

@@ -73,3 +73,24 @@ def test_no_symbolic_link_is_followed(tmp_path: Path) -> None:
     with pytest.raises(ConflictError):  # a link at the name is a taken name, not followed
         write_served_export(ROWS, project, "queue.csv")
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_signed_in_session_exports_only_into_exports_in_the_core(demo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The rule holds in the session, not only in the console: a signed-in person's
+    ``export_rows`` to a server path is refused; ``export_served`` writes exports/NAME."""
+    from brainview.config import Config
+    from brainview.core.identity import Identity
+    from brainview.errors import RefusedError
+    from brainview.services.session import Session
+    from brainview.store.discovery import discover
+
+    root, _info = demo
+    outside = tmp_path / "elsewhere.csv"
+    rows = [{"id": "p-1", "kind": "note"}]
+    person = Session.start(discover(root), config=Config(), identity=Identity("rita", "reviewer"))
+    with person, pytest.raises(RefusedError, match="exports/"):
+        person.export_rows(rows, outside)
+    assert not outside.exists()
+    with person:
+        shown = person.export_served(rows, "queue.csv")
+    assert shown == "exports/queue.csv" and (root / "exports" / "queue.csv").is_file()

@@ -306,16 +306,11 @@ class TriageActions:
         s.app.push_screen(prompt, done)
 
     def _export_served(self, name: str) -> None:
-        from brainview.services.team.exports import write_served_export
-
         s = self.screen
         rows = self._rows()
-        paths = session_of(s).paths
-        root = paths.project_root or paths.spikuit_dir.parent
 
         def job(session: Session) -> str:
-            session.require("export")
-            return write_served_export(rows, root, name)
+            return session.export_served(rows, name)
 
         def done(shown: str) -> None:
             s.notify(f"exported {len(rows)} row(s) to {one_line(shown, 200)}", markup=False)
