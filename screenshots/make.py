@@ -30,6 +30,8 @@ SHOTS = [
     ("reflection-120x40", "communities", (120, 40), ["@reflection"]),
     ("triage-light-120x40", "triage", (120, 40), ["@light"]),
     ("consolidate-120x40", "communities", (120, 40), ["z"]),
+    # Lessons ranked by influence × suspicion, each signal with its reason (key `4`).
+    ("suspicious-120x40", "triage", (120, 40), ["4"]),
     # Recall for the proposal under review (triage `w`): ranked lessons, each with why.
     ("recall-120x40", "triage", (120, 40), ["w"]),
     # Signed in (as `brainview serve` runs it): presence marks, "bob is looking at this"
