@@ -167,8 +167,10 @@ class EffectLog:
         groups: dict[tuple[str, ...], list[tuple[Row, Row]]] = {}
         for before, new in changes:
             if new:
-                refuse_unsafe_text(table, [new])
                 groups.setdefault(tuple(new), []).append((before, new))
+        for cols, items in groups.items():  # the text door, before any statement runs
+            if any(isinstance(v, str) for _b, new in items for v in new.values()):
+                refuse_unsafe_text(table, [new for _b, new in items], cols)
         pk = PRIMARY_KEYS[table]
         cond = " AND ".join(f"{c} = ?" for c in pk)
         key = row_getter(pk)

@@ -31,7 +31,6 @@ only functions SQLite marks innocuous.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shlex
 import sqlite3
@@ -241,19 +240,16 @@ def _index_problem(conn: sqlite3.Connection, index: str, unique: bool, partial: 
 
 _OWN_BEFORE_NORMAL = frozenset(_normal(t) for t in OWN_BEFORE)
 
-_CLEAN: set[tuple[int, int, bytes]] = set()
-"""``(st_dev, st_ino, digest of sqlite_master)`` of files found clean: reading the
-schema's rows is cheap, checking each written table is not."""
+_CLEAN: dict[tuple[int, int], str] = {}
+"""``(st_dev, st_ino)`` → the whole ``sqlite_master`` text of that file when it was last
+found clean: reading the schema's text is cheap (one row from SQLite), checking each
+written table is not; the text itself is compared, so no cookie can stand in for it."""
 _lock = threading.Lock()
-
-
-def _digest(rows: list[tuple[object, ...]]) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
-    for row in rows:
-        for value in row:
-            h.update(repr(value).encode("utf-8", "surrogatepass"))
-            h.update(b"\x00")
-    return h.digest()
+_SCHEMA_TEXT = (
+    "SELECT group_concat(quote(type) || ',' || quote(name) || ',' || quote(tbl_name) || ',' "
+    "|| quote(sql), ';') FROM (SELECT * FROM sqlite_master ORDER BY rowid)"
+)
+"""The schema as one unambiguous string (``quote()`` escapes every value)."""
 
 
 def refuse_unsafe(
@@ -263,18 +259,18 @@ def refuse_unsafe(
 
     ``identity`` (the file's ``(st_dev, st_ino)``) lets a clean answer be reused while
     the schema's text stays the same."""
-    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
-    key = None
+    text = None
     if identity is not None:
-        key = (*identity, _digest(rows))
+        text = str(conn.execute(_SCHEMA_TEXT).fetchone()[0] or "")
         with _lock:
-            if key in _CLEAN:
+            if _CLEAN.get(identity) == text:
                 return
+    rows = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     found = _findings(conn, rows)
     if not found:
-        if key is not None:
+        if identity is not None and text is not None:
             with _lock:
-                _CLEAN.add(key)
+                _CLEAN[identity] = text
         return
     shown = ", ".join(f.describe() for f in found[:SHOWN])
     more = f" and {len(found) - SHOWN} more" if len(found) > SHOWN else ""
