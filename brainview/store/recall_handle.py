@@ -12,12 +12,16 @@ into the file and removes it.
 Knowing that nothing changed since the last recall without re-reading the brain (the
 index fingerprint is a scan of every neuron: 0.1–0.3 s at 100,000) uses the files'
 ``stat`` — which opens no descriptor: the brain's and its ``-wal``'s inode, size and
-modification time.  Any commit changes one of them, unless it lands in the same
-timestamp tick as the ``stat`` that was taken; a stamp is therefore trusted only once
-every time in it is :data:`SETTLED_NS` older than the moment it was taken (else the next
-recall checks the fingerprint).  Brainview's own recall-log write is bracketed by
-``PRAGMA data_version`` on its connection, so a commit by someone else at that moment is
-never mistaken for ours.
+times.  A stamp is trusted when the next commit must change it: when every time in it
+is :data:`SETTLED_NS` old (a later commit lands in a later timestamp tick), or, for a
+brain in WAL mode, when there is no ``-wal`` (a commit has to create one).  Brainview's
+own recall-log write keeps the index current when nobody else committed around it
+(``PRAGMA data_version`` on its connection, and the ``-wal`` its own open created still
+empty).  What this cannot see: another process that opens the brain, commits and closes
+(folding its WAL in) entirely within the timestamp tick of our ``stat``, leaving the
+file's size as it was — the index then misses that change until the next commit; the
+lifecycle state of every hit is read from the brain last either way, so a retired or
+invalidated lesson is never shown.
 """
 
 from __future__ import annotations
@@ -47,14 +51,19 @@ more than a file-timestamp tick)."""
 Stamp = tuple[Any, ...]
 
 
-def stamp_of(path: Path) -> Stamp | None:
-    """The brain's and its WAL's ``(inode, size, mtime, ctime)``, or ``None`` when the
-    brain is gone or the stamp is not yet settled (a commit in the same timestamp tick
-    could hide behind it)."""
+def stamp_of(path: Path, *, wal: bool = False) -> Stamp | None:
+    """The brain's and its WAL's ``(inode, size, mtime, ctime)`` when it can be trusted
+    to change with the next commit, else ``None`` (or when the brain is gone).
+
+    Trusted when every time in it is :data:`SETTLED_NS` old (a later commit lands in a
+    later timestamp tick), or — for a brain in WAL mode (``wal``) — when there is no
+    ``-wal`` file: the next commit has to create one."""
     taken = time.time_ns()
     stamp = _stat_stamp(path)
     if stamp is None:
         return None
+    if wal and stamp[1] is None:
+        return stamp
     newest = max(max(part[3], part[4]) for part in stamp if part is not None)
     return stamp if taken - newest >= SETTLED_NS else None
 
@@ -67,6 +76,8 @@ class Handle:
     identity: tuple[int, int] | None
     idx: sqlite3.Connection
     writable: bool
+    wal: bool = False
+    """The brain was in WAL mode when last opened (what :func:`stamp_of` may rely on)."""
     seen: Stamp | None = None
     """The brain's stamp when the index was last known current (``None``: unknown)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -81,9 +92,23 @@ class Handle:
     def current(self) -> bool:
         """Whether nothing was committed to the brain since :attr:`seen` was taken, and
         nobody touched the index file since."""
-        if self.seen is None or stamp_of(self.path) != self.seen:
+        if self.seen is None or _stat_stamp(self.path) != self.seen:
             return False
         return self.cache_seen is None or _stat_stamp(self.cache_path()) == self.cache_seen
+
+    def _current_in_write(self) -> bool:
+        """:meth:`current` from inside our own write transaction: opening it may have
+        created an empty ``-wal`` (no frames yet), which is ours, not a commit."""
+        if self.current():
+            return True
+        now = _stat_stamp(self.path)
+        seen = self.seen
+        if seen is None or now is None or now[0] != seen[0] or seen[1] is not None:
+            return False
+        fresh_wal = now[1] is not None and now[1][2] == 0  # size 0: created by us, unwritten
+        return fresh_wal and (
+            self.cache_seen is None or _stat_stamp(self.cache_path()) == self.cache_seen
+        )
 
     def cache_path(self) -> Path:
         """The index's file (``""``-named for an index kept in memory)."""
@@ -108,6 +133,7 @@ class Handle:
         try:
             if self.identity is not None and file_identity(self.path) != self.identity:
                 raise ReplacedError(f"the agent brain was replaced on disk: {self.path}")
+            self.wal = conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
             yield conn
         except sqlite3.IntegrityError:
             raise
@@ -138,7 +164,7 @@ class Handle:
                 refuse_unsafe(conn, self.path, "agent", self.identity)
                 use_wal(conn)
             conn.execute("BEGIN IMMEDIATE")
-            was_current = self.current()  # the write lock is held: nobody commits now
+            was_current = self._current_in_write()  # the write lock is held now
             try:
                 refuse_unsafe(conn, self.path, "agent", self.identity)
                 yield conn
@@ -150,7 +176,7 @@ class Handle:
             ours = _stat_stamp(self.path)
             if conn.execute("PRAGMA data_version").fetchone()[0] != before or not was_current:
                 ours = None
-        closed = _stat_stamp(self.path)  # the last close folds the WAL in and removes it
+        closed = stamp_of(self.path, wal=self.wal)  # the last close folds the WAL in
         if ours is not None and closed is not None and (closed == ours or closed[1] is None):
             self.seen = closed  # the index file is not touched by this write
         else:

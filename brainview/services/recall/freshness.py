@@ -13,7 +13,7 @@ def fresh(handle: Handle, project: Project) -> str:
     (:mod:`brainview.store.recall_handle`: told by the files' ``stat``, no scan)."""
     if handle.current():
         return "current"
-    seen = stamp_of(handle.path)  # taken before the read: a commit after it moves it
+    seen = stamp_of(handle.path, wal=handle.wal)  # before the read: a commit moves it
     handle.edges.clear()  # someone committed: synapses may have changed
 
     def titles(ids: list[str]) -> dict[str, str]:
