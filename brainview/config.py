@@ -113,6 +113,10 @@ class SignalsConfig:
     """Window in which near-identical lessons from several identities look like gaming."""
     min_identities: int = 3
     """Distinct identities (runtimes, deciders, sources) repeating one claim."""
+    held_min: int = 2
+    """Drafts a lesson held back, unconfirmed, before ``unconfirmed-hold`` fires."""
+    reach_min: int = 5
+    """Logged recalls returning an unconfirmed lesson before ``unconfirmed-reach`` fires."""
     similarity: float = 0.8
     """Jaccard of word 2-shingles at which two lesson texts are one claim."""
 

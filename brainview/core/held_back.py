@@ -24,13 +24,16 @@ supporting *miss*); annotations get nothing.
 corroborated* lesson — fewer than ``min_confirmations`` distinct deciders confirmed it
 (a standing decision in which its stance won, or a standing "rightly held back") —
 plus a seeded random sample (``sample_rate``, the same for an id every time) of the
-rest.
+rest.  Drafts held back by a lesson that carries a suspicion signal (overruled before,
+holding drafts back unconfirmed, …) come first (:func:`tier`): a maintainer's minutes
+go where a lesson is most likely wrong.
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -191,6 +194,11 @@ def sampled(held_back_id: str, rate: float, seed: int) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < rate
 
 
+SUSPECT = "opposed by a suspect lesson"
+WEAK = "weakly corroborated"
+"""How :func:`why_shown`'s lines begin, by :func:`tier` (suspect first)."""
+
+
 def why_shown(
     held_back_id: str,
     opposing: list[str],
@@ -199,17 +207,29 @@ def why_shown(
     min_confirmations: int,
     sample_rate: float,
     seed: int,
+    suspect: Mapping[str, str] | None = None,
 ) -> str | None:
     """Why the lane shows an undecided draft, in one line (``None``: it does not).
 
-    ``confirmed``: each opposing lesson's distinct confirming deciders."""
+    ``confirmed``: each opposing lesson's distinct confirming deciders; ``suspect``:
+    opposing lessons with a suspicion signal → its reason (they come first)."""
+    flagged = [r for r in opposing if suspect and r in suspect]
+    if flagged and suspect:
+        more = f" (+{len(flagged) - 1})" if len(flagged) > 1 else ""
+        return f"{SUSPECT}: {flagged[0]}{more} — {suspect[flagged[0]]}"
     weak = [r for r in opposing if confirmed.get(r, 0) < min_confirmations]
     if weak:
         counts = ", ".join(f"{r} {confirmed.get(r, 0)}" for r in weak[:3])
         more = f" (+{len(weak) - 3})" if len(weak) > 3 else ""
-        return (
-            f"weakly corroborated: {counts}{more} confirmation(s), fewer than {min_confirmations}"
-        )
+        return f"{WEAK}: {counts}{more} confirmation(s), fewer than {min_confirmations}"
     if sampled(held_back_id, sample_rate, seed):
         return f"random check ({sample_rate:.0%} of the rest)"
     return None
+
+
+def tier(why: str | None) -> int:
+    """The lane's order: drafts a suspect lesson held back (0), then those a weakly
+    corroborated one did (1), then the random check (2); not shown: 3."""
+    if why is None:
+        return 3
+    return 0 if why.startswith(SUSPECT) else 1 if why.startswith(WEAK) else 2

@@ -33,6 +33,10 @@ class Influence:
     """Standing rejections of proposals it supported."""
     accepted_support: int = 0
     """Standing acceptances of proposals it supported."""
+    accepted_oppose: int = 0
+    """Standing acceptances of proposals it opposed (decided against it)."""
+    rejected_oppose: int = 0
+    """Standing rejections of proposals it opposed."""
     decided: int = 0
     """Standing decisions on proposals that consulted it."""
     confirmations: int = 0
@@ -45,6 +49,13 @@ class Influence:
     """Distinct runtimes among the confirmations."""
     sources: int = 0
     """Distinct proposal sources (cli, mcp, outcome…) among the confirmations."""
+    upheld: int = 0
+    """Standing "rightly held back" verdicts on drafts it opposed."""
+    overruled: int = 0
+    """Standing "should have been proposed" verdicts on drafts it opposed."""
+    attested: int = 0
+    """Standing decisions or outcomes that wrote it (0: nothing brainview recorded wrote
+    it — an import, a skill's own write, or a planted one)."""
 
     @property
     def drafts(self) -> int:
@@ -85,4 +96,9 @@ def summary(inf: Influence) -> str:
         f"suppressed {inf.suppressed} · swayed {inf.swayed} of {inf.decided} decided · "
         f"recalled {inf.recalled}; corroboration {inf.confirmations} confirmation(s) from "
         f"{inf.deciders} decider(s), {inf.runtimes} runtime(s), {inf.sources} source(s)"
+        + (
+            f"; held back {inf.suppressed}: upheld {inf.upheld}, overruled {inf.overruled}"
+            if inf.upheld or inf.overruled
+            else ""
+        )
     )

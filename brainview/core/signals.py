@@ -1,7 +1,16 @@
 """Suspicion signals over one lesson, each with a one-line reason; never blocking.
 
 * ``rejected-support``: proposals it supported were rejected, as a pattern (counts);
+* ``accepted-opposed``: an unconfirmed lesson (:func:`unconfirmed`) whose warnings the
+  person keeps overriding — proposals it opposed were accepted, as a pattern;
 * ``low-corroboration``: high influence on the word of few identities;
+* ``unconfirmed-hold``: it made the curator hold drafts back, and no person ever
+  confirmed it — nothing recorded wrote it, no decision graded it right, no held-back
+  verdict upheld it (a lesson that only *suppresses* is never decided otherwise);
+* ``unconfirmed-reach``: recall keeps returning an unconfirmed lesson (a trigger's
+  shape, before anyone leans on it);
+* ``overruled``: drafts it held back were judged "should have been proposed" more
+  often than anything confirmed it;
 * ``gaming``: one claim repeated, near-identically, by several identities in a short
   window (see :func:`gaming`);
 * ``risky``: a risky imperative in its text (:mod:`brainview.core.risky`);
@@ -23,8 +32,12 @@ from brainview.core.risky import risks
 
 WEIGHTS = {
     "rejected-support": 1.0,
+    "accepted-opposed": 1.0,
     "low-corroboration": 1.0,
     "gaming": 1.5,
+    "unconfirmed-hold": 1.0,
+    "unconfirmed-reach": 0.5,
+    "overruled": 1.5,
     "risky": 1.0,
     "hidden": 1.5,
 }
@@ -56,6 +69,10 @@ class Settings:
     """Window in which repeated claims count as one campaign."""
     min_identities: int = 3
     """Distinct identities repeating a claim before it looks like gaming."""
+    held_min: int = 2
+    """Drafts held back on its word before an unconfirmed lesson is worth a look."""
+    reach_min: int = 5
+    """Logged recalls that returned an unconfirmed lesson before it is worth a look."""
     similarity: float = 0.8
     """Jaccard of word 2-shingles at which two lesson texts are one claim."""
     project_deciders: int | None = None
@@ -77,15 +94,35 @@ class Lesson:
 
 
 def rejected_support(inf: Influence, s: Settings) -> Signal | None:
-    """Proposals it supported were rejected at least ``rejected_min`` times, and at
-    least as often as they were accepted."""
+    """Proposals it supported were rejected at least ``rejected_min`` times (once, for
+    an :func:`unconfirmed` lesson), and at least as often as they were accepted."""
     n, ok = inf.rejected_support, inf.accepted_support
-    if n < s.rejected_min or n < ok:
+    if n < (1 if unconfirmed(inf) else s.rejected_min) or n < ok:
         return None
     return Signal(
         "rejected-support",
         f"rejected despite its support: {n} of {n + ok} decided proposals it supported "
         "were rejected",
+    )
+
+
+def unconfirmed(inf: Influence) -> bool:
+    """Nothing brainview recorded wrote it and no decision or verdict ever confirmed it:
+    the lesson stands on its own word."""
+    return not (inf.attested or inf.confirmations or inf.upheld)
+
+
+def accepted_opposed(inf: Influence, s: Settings) -> Signal | None:
+    """An unconfirmed lesson whose opposition was overridden: proposals it opposed were
+    accepted more often than rejected.  (A lesson a
+    decision wrote is often overridden when it is about another case of its kind: the
+    simulation measured it on 13–16 % of such lessons, so they are left out.)"""
+    n, ok = inf.accepted_oppose, inf.rejected_oppose
+    if n < 1 or n <= ok or not unconfirmed(inf):
+        return None
+    return Signal(
+        "accepted-opposed",
+        f"decided against: {n} of {n + ok} decided proposals it opposed were accepted",
     )
 
 
@@ -100,6 +137,43 @@ def low_corroboration(inf: Influence, s: Settings) -> Signal | None:
         f"high influence, low corroboration: shaped {inf.drafts} draft(s) "
         f"({inf.suppressed} suppressed), swayed {inf.swayed} decision(s); confirmed "
         f"{inf.confirmations} time(s) by {inf.identities} identity(ies)",
+    )
+
+
+def unconfirmed_hold(inf: Influence, s: Settings) -> Signal | None:
+    """Held back at least ``held_min`` drafts with no confirmation of any kind: not
+    written by a recorded decision or outcome, never graded right, never upheld."""
+    if inf.suppressed < s.held_min or not unconfirmed(inf):
+        return None
+    return Signal(
+        "unconfirmed-hold",
+        f"held back {inf.suppressed} draft(s) on its word alone: nothing recorded wrote it "
+        "and no decision or verdict ever confirmed it",
+    )
+
+
+def unconfirmed_reach(inf: Influence, s: Settings) -> Signal | None:
+    """An unconfirmed lesson recall returned for at least ``reach_min`` drafts: what an
+    AgentPoison-style trigger looks like before anyone leans on it."""
+    if inf.recalled < s.reach_min or not unconfirmed(inf):
+        return None
+    return Signal(
+        "unconfirmed-reach",
+        f"recalled for {inf.recalled} draft(s) on its word alone: nothing recorded wrote it "
+        "and nothing confirmed it",
+    )
+
+
+def overruled(inf: Influence, s: Settings) -> Signal | None:
+    """Drafts it held back were judged "should have been proposed" more often than
+    anything confirmed it (verdicts upholding it, decisions grading it right, the
+    decision that wrote it)."""
+    if not inf.overruled or inf.overruled <= inf.upheld + inf.confirmations + inf.attested:
+        return None
+    return Signal(
+        "overruled",
+        f"overruled: {inf.overruled} of {inf.overruled + inf.upheld} judged draft(s) it held "
+        "back should have been proposed",
     )
 
 
@@ -196,7 +270,14 @@ def lesson_signals(
     inf: Influence, text: str | None, s: Settings, extra: Iterable[Signal] = ()
 ) -> list[Signal]:
     """Every signal on one lesson (``extra``: the gaming signal, computed over many)."""
-    found = [rejected_support(inf, s), low_corroboration(inf, s)]
+    found = [
+        rejected_support(inf, s),
+        accepted_opposed(inf, s),
+        low_corroboration(inf, s),
+        unconfirmed_hold(inf, s),
+        unconfirmed_reach(inf, s),
+        overruled(inf, s),
+    ]
     return [x for x in found if x is not None] + list(extra) + text_signals(text)
 
 

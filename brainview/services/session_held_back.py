@@ -52,13 +52,16 @@ class SessionHeldBack:
             )
 
     def held_back_lane(self, *, everything: bool = False, limit: int = 200) -> list[HeldBackItem]:
-        """The held-back lane (``everything``: every reported draft), newest first."""
+        """The held-back lane, suspect lessons' drafts first (``everything``: every reported
+        draft, newest first)."""
         from brainview.services import held_back
+        from brainview.services.influence import settings_of
 
         with self.project() as project:
             return held_back.lane(
-                project, self.config.held_back, everything=everything, limit=limit
-            )
+                project, self.config.held_back, everything=everything, limit=limit,
+                signals=settings_of(self.config.signals),
+            )  # fmt: skip
 
     def held_back_item(self, held_back_id: str) -> HeldBackItem:
         """One reported draft, its lessons, why the lane shows it and its verdict."""

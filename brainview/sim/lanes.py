@@ -81,6 +81,8 @@ class Lanes:
         self.read: dict[str, frozenset[str]] = {}
         """Lesson → the kinds of signal it carried when the maintainer last read it."""
         self.gave_up: set[str] = set()
+        self.quarantined: set[str] = set()
+        """What it quarantined (a lesson read again in the lane is not quarantined twice)."""
         self.hb_config = HeldBackConfig()
 
     def _cost(self, what: str, key: str, extra: float = 0.0) -> float:
@@ -118,8 +120,9 @@ class Lanes:
             spent = self._lane(at, budget, spent, truth, decide_queued, bad, out)
         self.carry = budget - spent
         out.seconds = spent
-        if bad:
-            found = list(dict.fromkeys(bad))
+        found = [r for r in dict.fromkeys(bad) if r not in self.quarantined]
+        if found:
+            self.quarantined.update(found)
             lifecycle.quarantine(
                 self.project, found, reason="planted: contradicts the maintainer's rules",
                 actor=ACTOR, now=at,

@@ -53,19 +53,20 @@ def _grouped(
 
 
 CONSULT_NAMES = ("supported", "opposed", "swayed", "rejected_support", "accepted_support",
-                 "decided")  # fmt: skip
+                 "decided", "accepted_oppose", "rejected_oppose")  # fmt: skip
 
 
 def consult_counts(raw: sqlite3.Connection, ids: Sequence[str] | None) -> Counts:
     """Stances of the proposals that consulted each reflection, and their standing
     decisions: swayed (verdict agreed with the stance), supported then rejected or
-    accepted, decided."""
+    accepted, opposed then accepted or rejected, decided."""
     if not {"brainview_consult", "brainview_decision"} <= tables(raw):
         return {}
     sql = (
         "SELECT rid, SUM(st = 'support'), SUM(st = 'oppose'), SUM(agree), "
         "SUM(st = 'support' AND verdict = 'reject'), SUM(st = 'support' AND verdict = 'accept'), "
-        "SUM(verdict IS NOT NULL) FROM (SELECT c.reflection_id AS rid, "
+        "SUM(verdict IS NOT NULL), SUM(st = 'oppose' AND verdict = 'accept'), "
+        "SUM(st = 'oppose' AND verdict = 'reject') FROM (SELECT c.reflection_id AS rid, "
         "COALESCE(c.stance, 'support') AS st, d.verdict AS verdict, "
         f"CASE WHEN d.id IS NOT NULL AND {_AGREE} THEN 1 ELSE 0 END AS agree "
         "FROM brainview_consult c LEFT JOIN brainview_decision d "
@@ -97,6 +98,32 @@ def suppressed_counts(raw: sqlite3.Connection, ids: Sequence[str] | None) -> Cou
         "WHERE l.stance = 'oppose') WHERE {where} GROUP BY rid"
     )
     return _grouped(raw, sql, ids, ("suppressed",))
+
+
+def held_verdict_counts(raw: sqlite3.Connection, ids: Sequence[str] | None) -> Counts:
+    """Standing held-back verdicts on drafts each reflection opposed: ``upheld`` (rightly
+    held back) and ``overruled`` (should have been proposed)."""
+    if not {LESSONS, VERDICTS} <= tables(raw):
+        return {}
+    sql = (
+        "SELECT rid, SUM(v = 'rightly_held_back'), SUM(v = 'should_have_proposed') FROM ("
+        f"SELECT l.reflection_id AS rid, v.verdict AS v FROM {LESSONS} l JOIN {VERDICTS} v "
+        "ON v.held_back_id = l.held_back_id WHERE v.undone_at IS NULL AND l.stance = 'oppose') "
+        "WHERE {where} GROUP BY rid"
+    )
+    return _grouped(raw, sql, ids, ("upheld", "overruled"))
+
+
+def written_by_decision(raw: sqlite3.Connection, ids: Sequence[str] | None) -> Counts:
+    """Reflections a standing decision or outcome wrote (``attested``: 1): their text is
+    a recorded verdict's, not an unrecorded write into the brain."""
+    if "brainview_decision" not in tables(raw):
+        return {}
+    sql = (
+        "SELECT rid, COUNT(*) FROM (SELECT new_reflection_id AS rid FROM brainview_decision "
+        "WHERE new_reflection_id IS NOT NULL AND undone_at IS NULL) WHERE {where} GROUP BY rid"
+    )
+    return _grouped(raw, sql, ids, ("attested",))
 
 
 CORROBORATION_NAMES = ("confirmations", "contradictions", "deciders", "runtimes", "sources")

@@ -12,12 +12,17 @@ from brainview.core.signals import (
     Lesson,
     Settings,
     Signal,
+    accepted_opposed,
     gaming,
     lesson_signals,
     low_corroboration,
+    overruled,
     rank,
     rejected_support,
     text_signals,
+    unconfirmed,
+    unconfirmed_hold,
+    unconfirmed_reach,
 )
 
 DAY = 86_400.0
@@ -89,7 +94,10 @@ def test_rejected_despite_support_is_a_pattern_with_counts() -> None:
     s = Settings()
     sig = rejected_support(Influence("r", rejected_support=3, accepted_support=1), s)
     assert sig is not None and "3 of 4" in sig.reason
-    assert rejected_support(Influence("r", rejected_support=1), s) is None  # once is not a pattern
+    # once is not a pattern for a lesson a decision wrote…
+    assert rejected_support(Influence("r", rejected_support=1, attested=1), s) is None
+    # …but is for one that stands on its own word (nothing recorded wrote or confirmed it)
+    assert rejected_support(Influence("r", rejected_support=1), s) is not None
     assert rejected_support(Influence("r", rejected_support=2, accepted_support=5), s) is None
 
 
@@ -151,3 +159,55 @@ def test_text_signals_and_rank_order() -> None:
     assert rank(Influence("c", supported=9), []) == 0
     assert lesson_signals(Influence("d"), "a fine lesson", Settings()) == []
     assert Signal("x", "y").to_json() == {"kind": "x", "reason": "y"}
+
+
+def test_unconfirmed_means_nothing_recorded_wrote_or_confirmed_it() -> None:
+    assert unconfirmed(Influence("r", suppressed=4, recalled=9))
+    assert not unconfirmed(Influence("r", attested=1))
+    assert not unconfirmed(Influence("r", confirmations=1))
+    assert not unconfirmed(Influence("r", upheld=1))
+
+
+def test_unconfirmed_hold_catches_a_lesson_that_only_suppresses() -> None:
+    s = Settings(held_min=2)
+    sig = unconfirmed_hold(Influence("r", suppressed=3), s)
+    assert sig is not None and sig.kind == "unconfirmed-hold" and "held back 3" in sig.reason
+    assert unconfirmed_hold(Influence("r", suppressed=1), s) is None  # below the floor
+    # the look-alike: the maintainer's own rejection lesson holding drafts back
+    assert unconfirmed_hold(Influence("r", suppressed=9, attested=1), s) is None
+    assert unconfirmed_hold(Influence("r", suppressed=9, upheld=1), s) is None
+
+
+def test_accepted_opposed_only_for_an_unconfirmed_lesson() -> None:
+    s = Settings()
+    sig = accepted_opposed(Influence("r", accepted_oppose=2, rejected_oppose=1), s)
+    assert sig is not None and "2 of 3" in sig.reason
+    assert accepted_opposed(Influence("r", accepted_oppose=1, rejected_oppose=1), s) is None
+    # a lesson a decision wrote, overridden on another case of its kind: not flagged
+    assert accepted_opposed(Influence("r", accepted_oppose=5, attested=1), s) is None
+
+
+def test_unconfirmed_reach_is_the_trigger_shape() -> None:
+    s = Settings(reach_min=5)
+    sig = unconfirmed_reach(Influence("r", recalled=7), s)
+    assert sig is not None and "recalled for 7" in sig.reason
+    assert unconfirmed_reach(Influence("r", recalled=4), s) is None
+    assert unconfirmed_reach(Influence("r", recalled=70, confirmations=2), s) is None
+
+
+def test_overruled_outweighs_what_confirmed_it() -> None:
+    s = Settings()
+    sig = overruled(Influence("r", overruled=2, upheld=1), s)
+    assert sig is not None and "2 of 3" in sig.reason
+    assert overruled(Influence("r", overruled=1, upheld=1), s) is None
+    assert overruled(Influence("r", overruled=2, upheld=0, confirmations=1, attested=1), s) is None
+    assert overruled(Influence("r"), s) is None
+
+
+def test_new_signals_rank_a_suppressor_among_suspects() -> None:
+    s = Settings()
+    planted = Influence("p", suppressed=3, accepted_oppose=2, recalled=6)
+    kinds = {x.kind for x in lesson_signals(planted, "keep both copies", s)}
+    assert kinds == {"unconfirmed-hold", "accepted-opposed", "unconfirmed-reach"}
+    organic = Influence("o", suppressed=3, accepted_oppose=2, recalled=6, attested=1)
+    assert lesson_signals(organic, "keep both copies", s) == []

@@ -2,7 +2,8 @@
 why) and one draft with its lessons.
 
 The lane (:func:`lane`) is every *undecided* draft that :func:`brainview.core.held_back.
-why_shown` picks — opposed by a weakly corroborated lesson, or sampled — newest first;
+why_shown` picks — opposed by a suspect lesson, by a weakly corroborated one, or
+sampled — in that order, newest first within each;
 ``everything=True`` lists every reported draft, decided or not, each with its reason
 (``None``: not in the lane) and its standing verdict.  Read-only: one read transaction,
 no write, nothing cached.
@@ -11,22 +12,27 @@ no write, nothing cached.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection
 
 from brainview.config import HeldBackConfig
-from brainview.core.held_back import why_shown
+from brainview.core.held_back import tier, why_shown
+from brainview.core.influence import Influence
 from brainview.core.kinds import ParamError, check_params
+from brainview.core.signals import Settings, lesson_signals
 from brainview.errors import NotFoundError
 from brainview.services.project import Project
 from brainview.store import held_back_rows as rows
 from brainview.store.era import Era
+from brainview.store.influence_reads import project_deciders
 from brainview.store.readmodel import neurons_by_ids
-from brainview.store.rows import Row
+from brainview.store.rows import Row, driver
 
 PAGE = 500
+SCAN = 5_000
+"""Reports the lane orders (the newest): a bound, so the lane never reads a whole log."""
 PREVIEW = 1_000
 """Characters of a lesson's content an item carries (the reflection view has it all)."""
 
@@ -90,24 +96,34 @@ class HeldBackItem:
 
 
 def lane(
-    project: Project, cfg: HeldBackConfig, *, everything: bool = False, limit: int = 200
+    project: Project,
+    cfg: HeldBackConfig,
+    *,
+    everything: bool = False,
+    limit: int = 200,
+    signals: Settings | None = None,
 ) -> list[HeldBackItem]:
-    """The lane (or, ``everything``, every reported draft), newest first, at most
-    ``limit``; empty without an agent brain."""
+    """The lane, at most ``limit``: drafts a suspect lesson held back first, then the
+    weakly corroborated, then the random check (:func:`~brainview.core.held_back.tier`),
+    newest first within each, among the newest :data:`SCAN` reports; ``everything``:
+    every reported draft, newest first.  Empty without an agent brain."""
     if project.agent is None:
         return []
     agent = project.agent
     out: list[HeldBackItem] = []
     with agent.read() as conn:
+        s = replace(signals or Settings(), project_deciders=project_deciders(driver(conn)))
         offset = 0
-        while len(out) < limit:
+        while (len(out) < limit) if everything else offset < SCAN:
             page = rows.items(conn, limit=PAGE, offset=offset)
             if not page:
                 break
             offset += len(page)
-            for it in _build(conn, agent.era, page, cfg):
+            for it in _build(conn, agent.era, page, cfg, s):
                 if everything or (it.verdict is None and it.why is not None):
                     out.append(it)
+    if not everything:
+        out.sort(key=lambda it: tier(it.why))  # stable: newest first within a tier
     return out[:limit]
 
 
@@ -121,7 +137,25 @@ def show(project: Project, held_back_id: str, cfg: HeldBackConfig) -> HeldBackIt
         return _build(conn, agent.era, [row], cfg)[0]
 
 
-def _build(conn: Connection, era: Era, page: list[Row], cfg: HeldBackConfig) -> list[HeldBackItem]:
+def _suspect(
+    conn: Connection, ids: list[str], texts: dict[str, Any], s: Settings
+) -> dict[str, str]:
+    """Lessons among ``ids`` with a suspicion signal → the first signal's reason."""
+    from brainview.services.influence import influence_many
+
+    infl = influence_many(driver(conn), ids)
+    out = {}
+    for rid in ids:
+        text = texts[rid].content if rid in texts else None
+        found = lesson_signals(infl.get(rid, Influence(rid)), text, s)
+        if found:
+            out[rid] = found[0].reason
+    return out
+
+
+def _build(
+    conn: Connection, era: Era, page: list[Row], cfg: HeldBackConfig, s: Settings | None = None
+) -> list[HeldBackItem]:
     from brainview.services.lifecycle import statuses
 
     ids = [str(r["id"]) for r in page]
@@ -131,6 +165,14 @@ def _build(conn: Connection, era: Era, page: list[Row], cfg: HeldBackConfig) -> 
     texts = neurons_by_ids(conn, era, refl)
     states = statuses(conn, era, refl)
     confirmed = rows.confirmations(conn, refl)
+    opposing = list(
+        dict.fromkeys(r for hid in ids for r, st in named.get(hid, []) if st == "oppose")
+    )
+    suspect = _suspect(conn, opposing, texts, s or Settings())
+    for rid in opposing:  # held back by a lesson since taken out of recall: first of all
+        state = states[rid].state if rid in states else "missing"
+        if state in ("quarantined", "invalidated"):
+            suspect[rid] = f"since {state}"
     out = []
     for row in page:
         hid = str(row["id"])
@@ -148,7 +190,7 @@ def _build(conn: Connection, era: Era, page: list[Row], cfg: HeldBackConfig) -> 
         why = why_shown(
             hid, [lesson.id for lesson in lessons if lesson.stance == "oppose"], counts,
             min_confirmations=cfg.min_confirmations, sample_rate=cfg.sample_rate,
-            seed=cfg.sample_seed,
+            seed=cfg.sample_seed, suspect=suspect,
         )  # fmt: skip
         out.append(_item(row, lessons, why, verdicts.get(hid)))
     return out

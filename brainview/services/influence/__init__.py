@@ -44,7 +44,8 @@ def settings_of(cfg: SignalsConfig | None) -> Settings:
     return Settings(
         rejected_min=cfg.rejected_min, high_influence=cfg.high_influence,
         low_corroboration=cfg.low_corroboration, window_days=float(cfg.window_days),
-        min_identities=cfg.min_identities, similarity=cfg.similarity,
+        min_identities=cfg.min_identities, similarity=cfg.similarity, held_min=cfg.held_min,
+        reach_min=cfg.reach_min,
     )  # fmt: skip
 
 
@@ -56,6 +57,8 @@ def influence_many(raw: sqlite3.Connection, ids: Sequence[str] | None) -> dict[s
         reads.recall_counts(raw, ids),
         reads.suppressed_counts(raw, ids),
         reads.corroboration_counts(raw, ids),
+        reads.held_verdict_counts(raw, ids),
+        reads.written_by_decision(raw, ids),
     ]
     keys = list(ids) if ids is not None else sorted({k for p in parts for k in p})
     out = {}
