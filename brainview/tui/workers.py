@@ -71,16 +71,27 @@ class ServiceRunner:
         def call() -> T:
             return job(session)
 
+        if exclusive:
+            self._cancel(node, group)
+        # The runner, not Textual, cancels the earlier call: a worker cancelled before
+        # its task first runs never posts CANCELLED, so a route left to that message
+        # would count as "in flight" until the app quits.
         worker: Worker[T] = node.app.run_worker(
             call,
             name=group,
             group=f"{id(node)}:{group}",
             thread=True,
-            exclusive=exclusive,
+            exclusive=False,
             exit_on_error=False,
         )
         self._routes[worker] = _Route(node, done, ids)
         return worker
+
+    def _cancel(self, node: DOMNode, group: str) -> None:
+        """Cancel ``node``'s running calls of ``group`` and forget them (results dropped)."""
+        for worker in [w for w, r in self._routes.items() if r.node is node and w.name == group]:
+            del self._routes[worker]
+            worker.cancel()
 
     def finished(self, event: Worker.StateChanged) -> bool:
         """Route a finished service worker; ``False`` if it was not one of ours."""

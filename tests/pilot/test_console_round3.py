@@ -1,0 +1,39 @@
+"""Issue 32's console frictions, each driven through the real app (time frozen)."""
+
+from __future__ import annotations
+
+from brainview.demo.generator import DEMO_NOW
+from brainview.store.discovery import discover
+from brainview.tui.app import make_app
+from brainview.tui.clock import frozen
+from brainview.tui.communities import CommunitiesScreen
+from tests.tui_helpers import settle
+
+
+def _app(root, start: str = "triage"):  # type: ignore[no-untyped-def]
+    return make_app(discover(root), clock=frozen(DEMO_NOW), start=start, decider="pilot")
+
+
+class TestNothingInFlightAfterCommunities:
+    """A service call cancelled before it ran still leaves the in-flight count."""
+
+    async def test_q_quits_at_once_after_visiting_communities(self, demo) -> None:  # type: ignore[no-untyped-def]
+        root, _ = demo
+        app = _app(root)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            for _ in range(2):
+                await pilot.press("3")
+                await pilot.pause()
+                await pilot.press("j", "j", "k")
+                await pilot.press("1")
+                await pilot.pause()
+            await pilot.press("3")
+            await settle(pilot)
+            assert isinstance(app.screen, CommunitiesScreen)
+            await pilot.press("1")
+            await settle(pilot)
+            assert app.services.running() == 0
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
