@@ -8,7 +8,11 @@ A report's JSON shape (``docs/curator.md``)::
      "rewritten_as": "the proposal id it became (only for rewritten)",
      "recall": "rc-… (the recall that made you hold it back)",
      "lessons": [{"reflection": "r-…", "stance": "oppose"}],
-     "reason": "optional one line", "skill": "curator", "runtime": "optional"}
+     "reason": "optional one line", "skill": "curator", "runtime": "optional",
+     "confidence": 0.6}
+
+``confidence`` (optional, 0 to 1): how sure the curator was that the lessons were right
+to stop the draft; the lane shows the closest calls first.
 
 At least one lesson must ``oppose`` it: a draft held back for no lesson's sake is not a
 held-back draft.  The draft is shape-checked as a proposal (its id, if any, is kept in
@@ -50,7 +54,8 @@ AS_DECISION: dict[str, Literal["accept", "reject"]] = {
 }
 """A verdict graded as the proposal verdict it amounts to."""
 KEYS = frozenset(
-    {"id", "action", "draft", "rewritten_as", "recall", "lessons", "reason", "skill", "runtime"}
+    {"id", "action", "draft", "rewritten_as", "recall", "lessons", "reason", "skill", "runtime",
+     "confidence"}
 )
 MAX_ID = 128
 MAX_REASON = 2_000
@@ -87,6 +92,8 @@ class HeldBackReport:
     reason: str | None = None
     skill: str = "curator"
     runtime: str | None = None
+    confidence: float | None = None
+    """How sure the curator was that holding it back was right (0 to 1)."""
 
     @classmethod
     def from_json(cls, raw: object) -> HeldBackReport:
@@ -121,13 +128,21 @@ class HeldBackReport:
         lessons = _lessons(raw.get("lessons"))
         return cls(
             str(hid), str(action), dict(draft), lessons, rewritten, recall, reason or None,
-            str(skill), runtime,
+            str(skill), runtime, _confidence(raw.get("confidence")),
         )  # fmt: skip
 
     @property
     def opposing(self) -> list[str]:
         """The lessons that opposed the draft."""
         return [r for r, s in self.lessons if s == "oppose"]
+
+
+def _confidence(raw: object) -> float | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0.0 <= raw <= 1.0:
+        raise _fail("confidence", "must be a number from 0 to 1")
+    return float(raw)
 
 
 def _lessons(raw: object) -> list[tuple[str, str]]:
@@ -225,6 +240,12 @@ def why_shown(
     if sampled(held_back_id, sample_rate, seed):
         return f"random check ({sample_rate:.0%} of the rest)"
     return None
+
+
+def lane_order(why: str | None, confidence: float | None) -> tuple[int, float]:
+    """Sort key of an undecided draft in the lane: its :func:`tier`, then the closest
+    call first (the curator's ``confidence``; a draft reported without one last)."""
+    return tier(why), 1.0 if confidence is None else confidence
 
 
 def tier(why: str | None) -> int:

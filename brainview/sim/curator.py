@@ -9,8 +9,8 @@ share of the draft's neurons it cites, whichever is larger; a hit under
 a recalled policy weighs ``1 + policy_bonus`` times more.  If the strongest opposing
 hit outweighs the strongest supporting one by ``threshold`` or more, the draft is
 rewritten (merges become an ``extends`` link, recalled again) or dropped — and either
-way reported as held back (:meth:`Curator.held_back`), with the recall and the
-opposing hits it leaned on.  What it
+way reported as held back (:meth:`Curator.held_back`), with the recall, the
+opposing hits it leaned on and its confidence (the opposition, capped at 1).  What it
 submits consults the hits that weigh at least ``consult_floor`` (at most five) with the
 stance recall suggested, and names the recall (``"recall": "rc-…"``) so the rest of the
 hits become ``retrieved``.  Loop off: no recall, nothing consulted.
@@ -178,6 +178,7 @@ class Curator:
             "recall": o.recall_id,
             "lessons": [{"reflection": r, "stance": "oppose"} for r in o.against],
             "runtime": RUNTIME,
+            "confidence": round(min(1.0, o.opposition), 3),
         }
         if o.action == "rewritten" and o.proposal is not None:
             out["rewritten_as"] = o.proposal["id"]

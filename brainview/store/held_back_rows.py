@@ -33,7 +33,7 @@ HELD_BACK_DDL = (
     """CREATE TABLE IF NOT EXISTS brainview_held_back (
         id TEXT PRIMARY KEY, kind TEXT NOT NULL, draft_json TEXT NOT NULL,
         action TEXT NOT NULL, rewritten_as TEXT, recall_id TEXT, runtime TEXT NOT NULL,
-        skill TEXT, reason TEXT, reported_at TEXT NOT NULL, source TEXT)""",
+        skill TEXT, reason TEXT, reported_at TEXT NOT NULL, source TEXT, confidence REAL)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_held_back_at ON brainview_held_back(reported_at)",
     """CREATE TABLE IF NOT EXISTS brainview_held_back_lesson (
         held_back_id TEXT NOT NULL, reflection_id TEXT NOT NULL, stance TEXT NOT NULL,
@@ -58,6 +58,12 @@ def ensure(conn: Connection) -> None:
     """Create the tables if missing (inside the caller's write transaction)."""
     for ddl in HELD_BACK_DDL:
         conn.exec_driver_sql(ddl)
+    have = {
+        str(r[0])
+        for r in conn.exec_driver_sql(f"SELECT name FROM pragma_table_info('{HELD_BACK}')")
+    }
+    if "confidence" not in have:  # reported before the curator could say how sure it was
+        conn.exec_driver_sql(f"ALTER TABLE {HELD_BACK} ADD COLUMN confidence REAL")
 
 
 def has_tables(conn: Connection) -> bool:

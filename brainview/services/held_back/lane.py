@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from brainview.config import HeldBackConfig
-from brainview.core.held_back import tier, why_shown
+from brainview.core.held_back import lane_order, why_shown
 from brainview.core.influence import Influence
 from brainview.core.kinds import ParamError, check_params
 from brainview.core.signals import Settings, lesson_signals
@@ -78,6 +78,8 @@ class HeldBackItem:
     verdict: dict[str, Any] | None = None
     """The standing verdict (``decision_id``, ``verdict``, ``decider``, ``decided_at``,
     ``reason``, ``proposal_id``), ``None`` while undecided."""
+    confidence: float | None = None
+    """How sure the curator was that holding it back was right (``None``: not said)."""
 
     @property
     def opposing(self) -> list[Lesson]:
@@ -89,7 +91,8 @@ class HeldBackItem:
             "id": self.id, "kind": self.kind, "summary": self.summary, "action": self.action,
             "rewritten_as": self.rewritten_as, "recall_id": self.recall_id,
             "runtime": self.runtime, "skill": self.skill, "reason": self.reason,
-            "reported_at": self.reported_at, "in_lane": self.why is not None,
+            "reported_at": self.reported_at, "confidence": self.confidence,
+            "in_lane": self.why is not None,
             "why": self.why, "verdict": self.verdict, "draft": self.draft,
             "lessons": [lesson.to_json() for lesson in self.lessons],
         }  # fmt: skip
@@ -123,7 +126,7 @@ def lane(
                 if everything or (it.verdict is None and it.why is not None):
                     out.append(it)
     if not everything:
-        out.sort(key=lambda it: tier(it.why))  # stable: newest first within a tier
+        out.sort(key=lambda it: lane_order(it.why, it.confidence))  # stable: then newest
     return out[:limit]
 
 
@@ -210,4 +213,5 @@ def _item(row: Row, lessons: list[Lesson], why: str | None, verdict: Row | None)
         str(row["id"]), str(row["kind"]), summary, draft, str(row["action"]),
         row["rewritten_as"], row["recall_id"], str(row["runtime"]), row["skill"],
         row["reason"], str(row["reported_at"]), lessons, why, shown,
+        row.get("confidence"),
     )  # fmt: skip

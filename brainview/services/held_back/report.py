@@ -103,6 +103,7 @@ def _row(report: HeldBackReport, draft: Proposal, runtime: str, now: datetime, s
         "action": report.action, "rewritten_as": report.rewritten_as,
         "recall_id": report.recall, "runtime": runtime, "skill": report.skill,
         "reason": report.reason, "reported_at": fsrs_math.format_ts(now), "source": source,
+        "confidence": report.confidence,
     }  # fmt: skip
 
 
