@@ -141,3 +141,39 @@ def test_inspect_json_and_influence_sort_and_suspicious(demo: Any) -> None:
     ranked = ok_json("reflect", "list", "--suspicious", "-C", str(root))
     assert ranked["suspicious"][0]["id"] == rid
     assert ranked["suspicious"][0]["rank"] == (1 + 11) * 2.0
+
+
+def test_held_back_signals_follow_the_verdicts(demo: Any) -> None:
+    """A lesson nothing recorded wrote holds two drafts back: ``unconfirmed-hold``; a
+    verdict that it should have been proposed adds ``overruled``; one that upholds it
+    confirms it, and both signals go — each read through the real flows."""
+    from test_held_back import report, session
+
+    from brainview.services.influence import reflection_signals
+
+    root, _ = demo
+    (rid,) = sql(
+        agent_db(root),
+        "SELECT id FROM neuron WHERE type = 'reflection' AND retired_at IS NULL AND id NOT IN "
+        "(SELECT reflection_id FROM brainview_consult) AND id NOT IN (SELECT new_reflection_id "
+        "FROM brainview_decision WHERE new_reflection_id IS NOT NULL) ORDER BY id LIMIT 1",
+    )[0]
+    users = [u for (u,) in sql(agent_db(root).parent.parent / "circuit.db",
+                               "SELECT id FROM neuron WHERE retired_at IS NULL ORDER BY id LIMIT 3")]  # fmt: skip
+
+    def kinds() -> set[str]:
+        with Project.open(discover(root)) as project:
+            got = reflection_signals(project, str(rid))
+        return {str(s["kind"]) for s in got["signals"]}  # type: ignore[index, union-attr]
+
+    with session(root) as s:
+        s.report_held_back(report("hb-a", users[0], [rid]))
+        assert "unconfirmed-hold" not in kinds()  # once is not yet worth a look
+        s.report_held_back(report("hb-b", users[1], [rid]))
+        assert kinds() == {"unconfirmed-hold"}
+        s.decide_held_back("hb-a", "should_have_proposed")
+        assert kinds() == {"unconfirmed-hold", "overruled"}
+        s.decide_held_back("hb-b", "rightly_held_back", reason="the lesson was right")
+        assert kinds() == set()
+        inf = _influence(root, str(rid))
+    assert (inf.suppressed, inf.upheld, inf.overruled, inf.attested) == (2, 1, 1, 0)
