@@ -21,8 +21,9 @@ def report_held_back(
         Field(
             description="{id?, action: withdrawn|rewritten, draft: <the proposal object you "
             "did not send>, rewritten_as?: <the proposal id it became>, recall: <recall_id>, "
-            "lessons: [{reflection, stance: oppose|support|annotate}], reason?} "
-            "(docs/curator.md). At least one lesson must oppose the draft."
+            "lessons: [{reflection, stance: oppose|support|annotate}], reason?, "
+            "confidence?: 0..1 (how sure you were the lessons were right; the closest calls "
+            "are shown first)} (docs/curator.md). At least one lesson must oppose the draft."
         ),
     ],
 ) -> dict[str, Any]:
