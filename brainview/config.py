@@ -53,6 +53,22 @@ class QueueConfig:
 
 
 @dataclass(frozen=True)
+class TwoPersonConfig:
+    """Changes that need a second, different person (``docs/team.md``)."""
+
+    enabled: bool | None = None
+    """On or off; unset: on when the project's users file holds two or more people."""
+    rules: list[str] = field(default_factory=lambda: ["invalidate", "policy", "prune", "graduate"])
+    """What needs two people: ``invalidate``, ``policy``, ``prune``, ``graduate`` or a kind."""
+    prune_above: int = 10
+    """Prune items in one decision above which pruning needs two people (1–100000)."""
+    agreement_sample: float = 0.0
+    """Share of other proposals two people decide, to measure agreement (0–1)."""
+    sample_seed: int = 0
+    """Seed of the agreement sample (which proposals fall in it)."""
+
+
+@dataclass(frozen=True)
 class ReflectionsConfig:
     """Forgetting and pruning of reflections."""
 
@@ -140,6 +156,7 @@ class Config:
     signals: SignalsConfig = field(default_factory=SignalsConfig)
     held_back: HeldBackConfig = field(default_factory=HeldBackConfig)
     queue: QueueConfig = field(default_factory=QueueConfig)
+    two_person: TwoPersonConfig = field(default_factory=TwoPersonConfig)
     keys: dict[str, str] = field(default_factory=dict)
     """Binding id → key(s), e.g. ``"triage.accept" = "y"``."""
     key_files: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
@@ -174,7 +191,9 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
             raise ConfigError(f"{where}: {name} must be between 1 and 3650")
         if name == "held_back.min_confirmations" and not 1 <= value <= 1000:
             raise ConfigError(f"{where}: {name} must be between 1 and 1000")
-        if name == "held_back.sample_seed" and not 0 <= value < 2**63:
+        if name == "two_person.prune_above" and not 1 <= value <= 100_000:
+            raise ConfigError(f"{where}: {name} must be between 1 and 100000")
+        if name.endswith(".sample_seed") and not 0 <= value < 2**63:
             raise ConfigError(f"{where}: {name} must be between 0 and 2**63 - 1")
         if name.startswith("queue.") and not 1 <= value <= _QUEUE_MAX.get(name, 3650):
             raise ConfigError(f"{where}: {name} must be between 1 and {_QUEUE_MAX.get(name, 3650)}")
@@ -183,7 +202,7 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
     elif t.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: {name} must be a number")
-        if name == "held_back.sample_rate":  # 0 (no random check) and 1 (all) are fine
+        if name in ("held_back.sample_rate", "two_person.agreement_sample"):  # 0 and 1 fine
             if not 0.0 <= float(value) <= 1.0:
                 raise ConfigError(f"{where}: {name} must be between 0 and 1")
             return float(value)
@@ -231,6 +250,7 @@ def parse(text: str, where: Path, base: Config | None = None) -> Config:
         "held_back": HeldBackConfig,
         "signals": SignalsConfig,
         "queue": QueueConfig,
+        "two_person": TwoPersonConfig,
     }
     for key, raw in data.items():
         if key == "keys":

@@ -74,6 +74,13 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
     past = {"accept": "accepted", "reject": "rejected", "dismiss": "dismissed"}[verdict]
     out = []
     for r in rows:
+        if r["apply_state"] == "held":
+            out.append(
+                f"{past} {cell(r['proposal_id'], 40)} as the first of two (vote "
+                f"{r['decision_id']}): nothing applied; it needs a second person "
+                "(proposals approvals)"
+            )
+            continue
         fired = ", ".join(f"{cell(g['reflection'], 24)} {g['grade_name']}" for g in r["grades"])
         new = f"; new reflection {r['new_reflection_id']}" if r["new_reflection_id"] else ""
         out.append(

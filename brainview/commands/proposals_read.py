@@ -48,8 +48,14 @@ def list_(args: argparse.Namespace) -> int:
         after=args.after,
         limit=args.limit,
     )
+    from brainview.services.review.approvals import open_for
+
     with open_project(args) as project:
         rows, total, cursor = list_proposals(project, query)
+        waiting = open_for(project, [r["id"] for r in rows if r["status"] == "pending"])
+    for r in rows:
+        found = waiting.get(r["id"])
+        r["approval"] = found.to_json() if found is not None else None
     if args.json:
         emit_json({"proposals": rows, "count": len(rows), "total": total, "next_after": cursor})
         return 0
@@ -59,6 +65,8 @@ def list_(args: argparse.Namespace) -> int:
         state = r["status"] if d is None else f"{r['status']} by {cell(d['decider'], 20)}"
         when = d["decided_at"] if d else r["created_at"]
         flag = " [stale]" if r.get("stale") else ""
+        if r["approval"]:
+            flag += f" [{cell(r['approval']['waiting'], 80)}]"
         out.append(
             f"{cell(r['id'], 30):<30} {state:<24} {r['kind']:<18} {cell(r['skill'], 10):<10} "
             f"{when[:16]}  {cell(r['summary'])}{flag}"
@@ -97,6 +105,9 @@ def show(args: argparse.Namespace) -> int:
             raise NotFoundError(_not_found(project, args.id)) from None
         with project.require_agent().read() as conn:
             history = decisions_of(conn, args.id)
+        from brainview.services.review.approvals import open_for
+
+        waiting = open_for(project, [args.id]).get(args.id)
     refl = [
         {
             "reflection": v.id,
@@ -133,6 +144,7 @@ def show(args: argparse.Namespace) -> int:
             for r in refl[len(d.consulted) :]
         ],
         "decisions": history,
+        "approval": waiting.to_json() if waiting is not None else None,
     }
     if d.agent_item is not None:
         data["agent_item"] = _agent_item(d)
@@ -216,6 +228,8 @@ def _render_show(data: dict[str, Any]) -> list[str]:
         f"  params: {cell(json.dumps(data['params'], ensure_ascii=False), 300)}",
         f"  rationale: {cell(data['rationale'], 300) or '—'}",
     ]
+    if data.get("approval"):
+        out.append(f"  approval: {cell(data['approval']['waiting'], 120)}")
     out += [
         f"  {cell(p['what'], 50)}: {cell(p['before'], 40)} → {cell(p['after'], 40)}"
         for p in data["preview"]

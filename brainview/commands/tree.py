@@ -306,6 +306,25 @@ def _proposals(sub: argparse._SubParsersAction) -> None:
         _location(p)
         _json(p)
 
+    p = _leaf(
+        acts,
+        "approvals",
+        "proposals_approvals:approvals",
+        "votes waiting for a second person (the two-person rule) and agreement",
+        epilog="Rules: [two_person] in .spikuit/brainview.toml (docs/team.md).",
+    )
+    _location(p)
+    _json(p)
+
+    p = _leaf(
+        acts, "withdraw", "proposals_approvals:withdraw", "withdraw an approval still waiting"
+    )
+    p.add_argument("id", metavar="ID", help="proposal id, vote id or invalidate:… subject")
+    p.add_argument("--reason", help="why (stored)")
+    p.add_argument("--decider", help="who withdraws (default: config review.decider, OS user)")
+    _location(p)
+    _json(p)
+
     p = _leaf(acts, "undo", "proposals:undo", "undo a decision exactly")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("id", nargs="?", metavar="ID", help="decision id (or a decided proposal)")

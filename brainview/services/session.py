@@ -34,6 +34,7 @@ from brainview.core.identity import Identity, Role
 from brainview.errors import ReadOnlyError
 from brainview.services.session_held_back import SessionHeldBack
 from brainview.services.session_intake import SessionIntake
+from brainview.services.session_two_person import SessionTwoPerson
 from brainview.services.session_writes import SessionWrites
 from brainview.store.discovery import BrainPaths
 
@@ -62,7 +63,7 @@ def curator_session(paths: BrainPaths, *, runtime: str, now: datetime) -> Sessio
 
 
 @dataclass
-class Session(SessionWrites, SessionIntake, SessionHeldBack):
+class Session(SessionWrites, SessionIntake, SessionHeldBack, SessionTwoPerson):
     """Paths, config, clock, decider and role of one person over one project."""
 
     paths: BrainPaths
@@ -187,23 +188,39 @@ class Session(SessionWrites, SessionIntake, SessionHeldBack):
         self.require("decide")
         self._require_kinds(ids)
         self._refuse_own(ids, verdict)
+        plan = self._two_person_plan(ids, verdict)
         cfg = self.config.review
         applier = apply.applier_for(self.paths) if verdict == "accept" else None
-        with self.deciding(user=applier is not None) as project:
-            return review.decide_many(
-                project,
-                list(ids),
-                verdict,
-                reason=reason,
-                decider=self.decider,
-                seconds_on_screen=seconds_on_screen,
-                now=self.clock(),
-                applier=applier,
-                write_reflections=cfg.write_reflections,
-                annotate_grade=cfg.annotate_grade,
-                policy_text=policy_text,
-                confirmed_flags=confirmed_flags,
-            )
+        results: list[DecisionResult] = []
+        if plan is None or plan.final:
+            inside = None
+            if plan is not None and plan.check:
+                from brainview.services.review.approvals import check_final
+
+                check = plan.check
+
+                def inside(conn: object) -> None:
+                    check_final(conn, check, self.decider)  # type: ignore[arg-type]
+
+            with self.deciding(user=applier is not None) as project:
+                results = review.decide_many(
+                    project,
+                    list(ids) if plan is None else plan.final,
+                    verdict,
+                    reason=reason,
+                    decider=self.decider,
+                    seconds_on_screen=seconds_on_screen,
+                    now=self.clock(),
+                    applier=applier,
+                    write_reflections=cfg.write_reflections,
+                    annotate_grade=cfg.annotate_grade,
+                    policy_text=policy_text,
+                    confirmed_flags=confirmed_flags,
+                    inside=inside,
+                )
+        if plan is not None and plan.hold:
+            results += self._hold_votes(plan, verdict, reason)
+        return results
 
     def _refuse_own(self, ids: Sequence[str], verdict: str) -> None:
         """No self-approval: refuse the whole batch when this decider proposed any of

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brainview.core import roles
+from brainview.core import fsrs_math, roles
 from brainview.core.identity import Role
 from brainview.core.roles import LIFECYCLE_VERBS
 from brainview.errors import RefusedError, RoleRefusedError
@@ -97,6 +97,13 @@ class SessionWrites:
 
         action = LIFECYCLE_VERBS.get(verb)
         self.require(action if action is not None else "invalidate")
+        if verb == "invalidate" and self._invalidation_needs_two():
+            from brainview.services.review import approvals_invalidate
+
+            with self.project(write_agent=True) as project:
+                return approvals_invalidate.invalidate(
+                    project, ids, reason=reason, actor=self.decider, now=self.clock()
+                )
         with self.project(write_agent=True) as project:
             return lifecycle.run_batch(
                 project, verb, ids, reason=reason, actor=self.decider, now=self.clock()
@@ -109,8 +116,31 @@ class SessionWrites:
         verb = LIFECYCLE_VERBS.get(action.verb)
         self.require(verb if verb is not None else "blast")  # named for what it does
         self.require("blast")
+        if action.verb == "invalidate" and self._invalidation_needs_two():
+            from brainview.services import lifecycle
+            from brainview.services.review import approvals_invalidate
+
+            now = self.clock()
+
+            def flags(log: Any, _changed: list[str]) -> list[str]:
+                at = fsrs_math.format_ts(now)
+                return blast.flag(
+                    log, action.flag_proposals, action.reflections, lifecycle.TARGET["invalidate"],
+                    action.reason, at,
+                )  # fmt: skip
+
+            with self.project(write_agent=True) as project:
+                return approvals_invalidate.invalidate(
+                    project, action.reflections, reason=action.reason, actor=self.decider,
+                    now=now, flags=flags,
+                )  # fmt: skip
         with self.project(write_agent=True) as project:
             return blast.apply(project, action, actor=self.decider, now=self.clock())
+
+    def _invalidation_needs_two(self) -> bool:
+        from brainview.core.two_person import invalidation_rule
+
+        return invalidation_rule(self.two_person_rules())
 
     def undo_lifecycle(self, batch_id: str | None = None) -> UndoBatchResult:
         """Revert a lifecycle batch exactly (``None``: the most recent one)."""

@@ -185,6 +185,7 @@ def _cases(root: Path, info: Any) -> dict[str, Callable[[Session], object]]:
         "report_held_back": lambda s: s.report_held_back(_held_back(root, refl[0])),
         "decide_held_back": lambda s: s.decide_held_back("hb-door", "rightly_held_back"),
         "undo_held_back": lambda s: s.undo_held_back("hb-door"),
+        "withdraw_approval": lambda s: s.withdraw_approval(pid, "second thoughts"),
     }
 
 
@@ -232,7 +233,7 @@ def test_every_session_write_has_a_case_here(demo) -> None:  # type: ignore[no-u
         "decide", "dismiss", "lifecycle", "lifecycle_quarantine", "blast", "set_writing",
         "toggle_writing",
         "report_outcome", "decide_fading", "queue_consolidation", "propose",
-        "report_held_back",
+        "report_held_back", "withdraw_approval",
     ],
 )  # fmt: skip
 def test_every_session_write_is_refused_on_an_unsafe_schema(demo, case: str) -> None:  # type: ignore[no-untyped-def]

@@ -185,8 +185,12 @@ def decide_many(
     policy_text: str | None = None,
     confirmed_flags: Collection[str] | None = None,
     stdp: bool = True,
+    inside: Callable[[Any], None] | None = None,
 ) -> list[DecisionResult]:
     """Decide several proposals in **one** transaction: all of them or none.
+
+    ``inside(conn)`` runs first inside that transaction and may refuse it (raise): the
+    two-person rule re-reads there that the first person's vote still stands.
 
     They are decided in the given order (repeats ignored), each with its own decision
     id and effect log, and share one ``group_id``: :func:`undo_unit` reverts the bulk
@@ -222,6 +226,8 @@ def decide_many(
     batch = gate_cm.batch_id if applying else None  # its intents are ours until applied
     with owner.holding(batch):
         with learning_apply.staged(), agent.write() as conn, gate_cm as gate:
+            if inside is not None:
+                inside(conn)
             opts = replace(opts, now=not_before_last(conn, opts.now))  # the clock went back?
             if confirmed_flags is not None and verdict == "accept":
                 refuse_unconfirmed(conn, agent.era, unique, confirmed_flags)
