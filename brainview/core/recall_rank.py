@@ -1,10 +1,13 @@
 """Recall's ranking: components combined into one score, and a suggested stance per hit.
 
-``relevance = W_LEX·lexical + W_SPREAD·spread`` (each scaled to [0, 1] by the best
-candidate), then ``score = relevance·(R_FLOOR + (1 − R_FLOOR)·R)`` with R the lesson's
-FSRS retrievability now, so a fading lesson ranks lower but a relevant one is never
-silenced by decay alone.  A lesson a later one overturned (``contrasts`` to a newer
-lesson) is marked; a challenged one is discounted and marked.
+``relevance = W_LEX·lexical + W_SPREAD·spread + W_CITED·cited + W_SEM·semantic`` (lexical
+and spread scaled to [0, 1] by the best candidate, cited and semantic already in [0, 1]:
+:mod:`brainview.core.fusion`), then ``score = relevance·(R_FLOOR + (1 − R_FLOOR)·R)``
+with R the lesson's FSRS retrievability now, so a fading lesson ranks lower but a
+relevant one is never silenced by decay alone.  With no embedder the semantic term is 0
+for every lesson, which leaves the order as the other three make it.  A lesson a later
+one overturned (``contrasts`` to a newer lesson) is marked; a challenged one is
+discounted and marked.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ W_SPREAD = 0.8
 """Measured (bench/bench_recall_quality.py, docs/performance.md): at 0.5/0.5 the draft
 neurons' title words drowned the lessons that cite those very neurons at scale (nDCG@10
 0.628 on 100k lessons); 0.2/0.8 lets the citations lead (0.827) and helps the demo too."""
+W_CITED = 0.4
+"""Citing the draft's own neurons, idf-weighted (issue 33): BM25 over the ids beat the
+walk alone at 100k lessons (nDCG@10 0.888 vs 0.827); see docs/recall.md for the figures."""
+W_SEM = 0.3
+"""Vector similarity, when the project has an embedder (docs/recall.md: the bench)."""
 R_FLOOR = 0.4
 R_UNKNOWN = 0.9
 """R used for a lesson with no card yet: the desired retention, neither fresh nor fading."""
@@ -44,20 +52,29 @@ _TOKEN = re.compile(r"[\w']+", re.UNICODE)
 
 @dataclass(frozen=True)
 class Parts:
-    """The raw components of one candidate."""
+    """The raw components of one candidate (``semantic`` and ``cited`` already in [0, 1])."""
 
     lexical: float
     spread: float
     retrievability: float | None
     overturned: bool = False
     challenged: bool = False
+    semantic: float = 0.0
+    cited: float = 0.0
 
 
-def relevance(lexical: float, spread: float, best_lexical: float, best_spread: float) -> float:
-    """``W_LEX·lexical + W_SPREAD·spread``, each scaled by the best candidate's."""
+def relevance(
+    lexical: float,
+    spread: float,
+    best_lexical: float,
+    best_spread: float,
+    semantic: float = 0.0,
+    cited: float = 0.0,
+) -> float:
+    """The weighted sum of the four terms, lexical and spread scaled by the best."""
     lex = lexical / best_lexical if best_lexical > 0 else 0.0
     spr = spread / best_spread if best_spread > 0 else 0.0
-    return W_LEX * lex + W_SPREAD * spr
+    return W_LEX * lex + W_SPREAD * spr + W_CITED * cited + W_SEM * semantic
 
 
 def score(p: Parts, best_lexical: float, best_spread: float) -> tuple[float, float, float]:
@@ -65,7 +82,8 @@ def score(p: Parts, best_lexical: float, best_spread: float) -> tuple[float, flo
     lex = p.lexical / best_lexical if best_lexical > 0 else 0.0
     spr = p.spread / best_spread if best_spread > 0 else 0.0
     r = R_UNKNOWN if p.retrievability is None else p.retrievability
-    s = (W_LEX * lex + W_SPREAD * spr) * (R_FLOOR + (1 - R_FLOOR) * r)
+    rel = W_LEX * lex + W_SPREAD * spr + W_CITED * p.cited + W_SEM * p.semantic
+    s = rel * (R_FLOOR + (1 - R_FLOOR) * r)
     if p.overturned:
         s *= OVERTURNED
     if p.challenged:

@@ -85,6 +85,15 @@ class Handle:
     """Synapses read by earlier recalls, by node; emptied whenever the brain's stamp
     moved, so never stale."""
 
+    vectors: Any = None
+    """The lessons' vectors for semantic recall, as last loaded
+    (:mod:`brainview.services.recall.semantic`), with what they were loaded for."""
+    embed_down: tuple[str, float, str] | None = None
+    """``(embedder key, monotonic time until, why)``: the embedder failed; not asked again
+    before then (a server's every recall must not wait out a dead provider's timeout)."""
+    queries: dict[tuple[str, str], Any] = field(default_factory=dict)
+    """Query vectors already asked for, by ``(embedder key, text)`` (a few hundred)."""
+
     cache_seen: Stamp | None = None
     """The index file's own stamp when :attr:`seen` was set: an index edited since (by
     another process, or by hand) is checked against the brain again."""

@@ -32,7 +32,7 @@ from pathlib import Path
 from brainview.core.recall_text import expand_refs
 from brainview.core.refs import parse_refs
 from brainview.errors import BrainviewError
-from brainview.store import recall_postings
+from brainview.store import recall_postings, recall_vectors
 from brainview.store.path_kind import MISSING, REGULAR, is_symlink, kind
 
 # Lookups over a synced index live in recall_lookup; re-exported so callers keep one name.
@@ -56,6 +56,7 @@ _DDL = [
         PRIMARY KEY (user_id, rid)) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS ref_rid ON ref(rid)",
     *recall_postings.DDL,
+    *recall_vectors.DDL,
 ]
 
 _FINGERPRINT = """SELECT count(*), max(rowid), total(length(content)),
@@ -82,16 +83,41 @@ def cache_dir() -> Path:
     return root / "brainview" / "recall"
 
 
+def private_file(db: Path) -> None:
+    """Make ``db`` (and its directory) the owner's alone before SQLite opens it: the
+    directory ``0700``, the file created ``0600`` (SQLite gives its ``-wal`` and ``-shm``
+    the database file's mode) or narrowed to it.  A planted symbolic link, or anything
+    but a regular file, is refused (``OSError``: the caller falls back to memory)."""
+    folder = db.parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if is_symlink(folder) or kind(folder) != "a directory":
+        raise OSError(f"not a directory: {folder}")
+    if (folder.stat().st_mode & 0o777) != 0o700:
+        os.chmod(folder, 0o700)
+    if kind(db) not in (REGULAR, MISSING) or is_symlink(db):  # planted: never opened
+        raise OSError(f"not a regular file: {db}")
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(db, flags, 0o600)
+    try:
+        if (os.fstat(fd).st_mode & 0o777) != 0o600:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    for side in ("-wal", "-shm"):
+        extra = db.with_name(db.name + side)
+        private = kind(extra) != REGULAR or is_symlink(extra)
+        if not private and (extra.stat().st_mode & 0o777) != 0o600:
+            os.chmod(extra, 0o600)
+
+
 def open_index(brain: Path, identity: tuple[int, int] | None) -> sqlite3.Connection:
     """The index of the agent brain at ``brain`` (in memory if the cache is unwritable)."""
     digest = hashlib.sha256(str(Path(brain).resolve()).encode()).hexdigest()[:32]
     conn: sqlite3.Connection | None = None
     try:
-        cache_dir().mkdir(parents=True, exist_ok=True)
-        # any thread may use the handle (its lock serialises): a console's workers do
         db = cache_dir() / f"{digest}.sqlite"
-        if kind(db) not in (REGULAR, MISSING) or is_symlink(db):  # planted: never opened
-            raise sqlite3.OperationalError(f"not a regular file: {db}")
+        private_file(db)
+        # any thread may use the handle (its lock serialises): a console's workers do
         conn = sqlite3.connect(db, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA trusted_schema=OFF")
         conn.execute("PRAGMA journal_mode=WAL")
@@ -111,7 +137,7 @@ def _prepare(conn: sqlite3.Connection, stamp: str) -> None:
         conn.execute(_DDL[0])
         row = conn.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
         if row is None or row[0] != stamp:  # another layout or another file: start again
-            for table in ("doc", "ref", "post", "arrays", "fts"):
+            for table in ("doc", "ref", "post", "arrays", "fts", "vec"):
                 conn.execute(f"DROP TABLE IF EXISTS {table}")
             conn.execute("DELETE FROM meta")
             conn.execute("INSERT INTO meta VALUES ('identity', ?)", (stamp,))

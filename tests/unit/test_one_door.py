@@ -53,8 +53,8 @@ SPIKUIT_WRITERS = {
 """The effect log, and the row writers of the user-brain apply (rows from a plan whose
 text was checked at intake) — nothing else writes Spikuit's tables."""
 TRANSACTION_OPENERS = {"store/brain.py", "store/recall_handle.py"}
-NOT_BRAINS = {"store/presence.py", "store/recall_index.py"}
-"""SQLite files that are not brains (presence claims, the recall cache)."""
+NOT_BRAINS = {"store/presence.py", "store/recall_index.py", "store/recall_vectors.py"}
+"""SQLite files that are not brains (presence claims, the recall cache and its vectors)."""
 
 
 def _strings(path: Path) -> list[str]:

@@ -7,15 +7,20 @@
    strongest user-brain neighbours (half the synapse weight), together with the lexical
    matches, seed an APPNP walk over the agent brain's synapses
    (:mod:`brainview.core.spread`): sparse, bounded, a neighbourhood only.
-3. **Retrievability**: each candidate's FSRS R now weighs its relevance
+3. **Cited neurons and semantic**: lessons citing the draft's own neurons score by the
+   idf-weighted share they cite; when the project configures an embedder, the query's
+   vector is compared with every live lesson's (:mod:`brainview.services.recall.semantic`,
+   falling back to the rest, said once, when it cannot be used); the four terms are
+   fused by weight (:mod:`brainview.core.fusion`).
+4. **Retrievability**: each candidate's FSRS R now weighs its relevance
    (:mod:`brainview.core.recall_rank`); lessons a newer one contrasts are marked.
-4. **Filter**: the lifecycle state of every hit is read from the brain last, so an
+5. **Filter**: the lifecycle state of every hit is read from the brain last, so an
    invalidated, retired or quarantined lesson never appears, whatever the index says;
    a challenged one appears marked.  A quarantined lesson is also left out of the
    ranking itself (no seed, no edge into it), as if it were not in the brain; the
    result counts the ones that matched (``excluded``).  Each hit gets a suggested
    stance; the policies over the hits come with them.
-5. **Log**: the recall is appended to ``brainview_recall`` (never graded) and its id
+6. **Log**: the recall is appended to ``brainview_recall`` (never graded) and its id
    returned, for ``propose`` to fill ``retrieved`` from.
 """
 
@@ -27,7 +32,7 @@ from datetime import datetime
 from time import perf_counter
 from typing import Any
 
-from brainview.core import fsrs_math, recall_rank
+from brainview.core import fsrs_math, fusion, recall_rank
 from brainview.core.recall_rank import Parts
 from brainview.core.recall_text import draft_text, query_terms
 from brainview.core.spread import Edge, Spread, appnp, overturned
@@ -42,6 +47,7 @@ from brainview.services.recall.finish import (
 )
 from brainview.services.recall.freshness import fresh as _fresh
 from brainview.services.recall.result import Hit, RecallQuery, RecallResult
+from brainview.services.recall.semantic import Semantic, semantic
 from brainview.store import recall_graph, recall_index, recall_log
 from brainview.store.recall_handle import Handle, handle_for
 from brainview.store.rows import driver
@@ -50,6 +56,7 @@ LEXICAL_POOL = 200
 SEED_POOL = 50
 NEIGHBOURS_PER_REF = 5
 SEED_LEXICAL = 0.5
+SEED_SEMANTIC = 0.5
 
 
 def recall(
@@ -90,9 +97,10 @@ def recall(
                 fsrs_math.format_ts(now), query.skill, runtime,
             )  # fmt: skip
     excluded = {QUARANTINED: info.pop("excluded")}
+    sem = info.pop("semantic")
     info.update(sync=how, took_ms=round((perf_counter() - started) * 1000, 1))
     policies = policies_of(handle, project, hits)
-    return RecallResult(recall_id, logged, hits, policies, info, excluded)
+    return RecallResult(recall_id, logged, hits, policies, info, excluded, sem)
 
 
 def ranked(
@@ -121,14 +129,19 @@ def ranked(
         named = recall_graph.titles(raw, [*draft.refs, *[n for v in near.values() for n, _ in v]])
     handle = handle_for(agent.path, agent.identity, writable=writable)
     with handle.lock:
+        moved = not handle.current()
         how = _fresh(handle, project)
         with handle.reading() as conn:
             exclude = (recall_graph.in_state(conn, QUARANTINED) - spare) | drop
+            text = draft_text(draft, named)
+            sem = semantic(
+                handle, conn, agent.path, project.paths.project_root, text, exclude, synced=moved
+            )
             found, info = _rank(
-                handle, conn, project, query, draft, named, near, now, exclude, terms
+                handle, conn, project, query, draft, named, near, now, exclude, terms, sem
             )
     hits, late = final_filter(project, found, query.limit, spare=spare)
-    info.update(sync=how, excluded=len(info.pop("hidden") | late))
+    info.update(sync=how, excluded=len(info.pop("hidden") | late), semantic=sem.status)
     return hits, info, handle
 
 
@@ -147,6 +160,7 @@ def _rank(
     now: datetime,
     exclude: frozenset[str] | set[str],
     terms: list[str] | None,
+    sem: Semantic,
 ) -> tuple[list[Hit], dict[str, Any]]:
     assert project.agent is not None
     era = project.agent.era
@@ -164,21 +178,31 @@ def _rank(
     lexical = {rid: score for rid, score, _m in found}
     matched = {rid: words for rid, _s, words in found}
     best_lex = recall_rank.best(lexical)
+    sem_scaled = fusion.scale_semantic(sem.cosines)
+    cited = fusion.cited_scores(direct, draft.refs, recall_index.size(handle.idx))
     seeds: dict[str, float] = {}
     for rid, _score, _m in found[:SEED_POOL]:
         seeds[rid] = SEED_LEXICAL * lexical[rid] / best_lex
+    for rid, value in list(sem_scaled.items())[:SEED_POOL]:
+        seeds[rid] = seeds.get(rid, 0.0) + SEED_SEMANTIC * value
+    own = {r for r, v in seeds.items() if v > 0} | set(direct)
     for rid in direct:
         seeds[rid] = seeds.get(rid, 0.0) + 1.0
     for rid, users in via.items():
         seeds[rid] = seeds.get(rid, 0.0) + 0.5 * max(weight_of[u] for u in users)
     spread = appnp(seeds, lambda ids: _edges(handle, conn, era, ids, exclude))
-    top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit, exclude)
+    extra = Extra(sem_scaled, cited)
+    top = _top(handle, conn, project, query, lexical, spread, now, 3 * query.limit, exclude, extra)
     ids = [t[1] for t in top]
     texts = recall_graph.contents(conn, ids, TEXT_CHARS)
     prov = recall_graph.provenance(conn, era.tables, ids)
     typ = draft.params.get("type") if isinstance(draft.params.get("type"), str) else None
     hits = []
     for s, r, lex, spr, r_now, turned, skill in top:
+        by = fusion.found_by(
+            lexical=lexical.get(r, 0.0), semantic=sem_scaled.get(r, 0.0),
+            cited=r in direct, spread=spr, seeded=r in own,
+        )  # fmt: skip
         st, why = recall_rank.stance(
             texts.get(r, ""), draft.kind, typ, draft.refs, prov.get(r),
             cited=direct.get(r, []), words=recall_rank.overlap(terms, matched.get(r, [])),
@@ -186,7 +210,9 @@ def _rank(
         hits.append(
             Hit(r, 0, round(s, 6), skill, LIVE, texts.get(r, ""), round(lex, 6),
                 round(lexical.get(r, 0.0), 6), round(spr, 6), _round(r_now),
-                matched.get(r, []), direct.get(r, []), via.get(r, []), turned, st, why)
+                matched.get(r, []), direct.get(r, []), via.get(r, []), turned, st, why,
+                round(sem_scaled.get(r, 0.0), 6), _round(sem.cosines.get(r)),
+                round(cited.get(r, 0.0), 6), by)
         )  # fmt: skip
     info = {"docs": recall_index.size(handle.idx), "expanded": spread.expanded, "terms": terms}
     return hits, info | {"hidden": hidden}
@@ -212,6 +238,14 @@ def _edges(
     return [e for n in ids for e in handle.edges[n] if e.post not in exclude]
 
 
+class Extra:
+    """The two terms beside lexical and spreading, each lesson's in [0, 1]."""
+
+    def __init__(self, semantic: dict[str, float], cited: dict[str, float]) -> None:
+        self.semantic = semantic
+        self.cited = cited
+
+
 Scored = tuple[float, str, float, float, float | None, list[str], str]
 """(score, reflection, lexical scaled, spread scaled, R, overturned by, skill)."""
 
@@ -226,6 +260,7 @@ def _top(
     now: datetime,
     want: int,
     exclude: frozenset[str] | set[str],
+    extra: Extra,
 ) -> list[Scored]:
     """The ``want`` best eligible candidates by score, reading cards and kinds only for
     as many as it takes: candidates go in order of relevance, and a score never exceeds
@@ -234,10 +269,14 @@ def _top(
     best_lex = recall_rank.best(lexical)
     best_act = recall_rank.best(spread.activation)
     act = spread.activation
+    sem, cited = extra.semantic, extra.cited
     rel = {
-        r: recall_rank.relevance(lexical.get(r, 0.0), act.get(r, 0.0), best_lex, best_act)
-        for r in {*act, *lexical}
-    }
+        r: recall_rank.relevance(
+            lexical.get(r, 0.0), act.get(r, 0.0), best_lex, best_act,
+            sem.get(r, 0.0), cited.get(r, 0.0),
+        )
+        for r in {*act, *lexical, *sem, *cited}
+    }  # fmt: skip
     order = sorted(rel, key=lambda r: (-rel[r], r))
     scored: list[Scored] = []
     step = max(50, 2 * want)
@@ -252,7 +291,10 @@ def _top(
         r_now = retrievability_now(conn, project, ok, now)
         for r in ok:
             turned = _overturned(handle, r, spread, meta[r][2])
-            p = Parts(lexical.get(r, 0.0), act.get(r, 0.0), r_now.get(r), bool(turned))
+            p = Parts(
+                lexical.get(r, 0.0), act.get(r, 0.0), r_now.get(r), bool(turned),
+                semantic=sem.get(r, 0.0), cited=cited.get(r, 0.0),
+            )  # fmt: skip
             s, lex, spr = recall_rank.score(p, best_lex, best_act)
             scored.append((s, r, lex, spr, r_now.get(r), turned, meta[r][1]))
         scored.sort(key=lambda t: (-t[0], t[1]))

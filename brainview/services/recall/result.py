@@ -88,13 +88,18 @@ class Hit:
     overturned_by: list[str] = field(default_factory=list)
     stance: str = "annotate"
     stance_reason: str = ""
+    semantic: float = 0.0
+    cosine: float | None = None
+    cited: float = 0.0
+    found_by: list[str] = field(default_factory=list)
+    """Which parts found it: ``cited``, ``lexical``, ``semantic``, ``spreading``."""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         components = {
             k: d.pop(k)
             for k in ("lexical", "bm25", "matched_words", "spread", "retrievability")
-            + ("refs_direct", "refs_neighbour", "overturned_by")
+            + ("refs_direct", "refs_neighbour", "overturned_by", "semantic", "cosine", "cited")
         }
         d["components"] = components
         return d
@@ -120,6 +125,8 @@ class RecallResult:
     index: dict[str, Any]
     excluded: dict[str, int] = field(default_factory=dict)
     """Lessons left out although they matched, by why: ``{"quarantined": n}``."""
+    semantic: dict[str, Any] = field(default_factory=dict)
+    """Semantic recall's status: ``on``, ``reason`` (why it is off), ``model``, counts."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,5 +135,6 @@ class RecallResult:
             "hits": [h.to_json() for h in self.hits],
             "policies": [asdict(p) for p in self.policies],
             "excluded": dict(self.excluded),
+            "semantic": dict(self.semantic),
             "index": self.index,
         }
