@@ -107,4 +107,8 @@ def plan(args: argparse.Namespace) -> int:
         params = p["params"]
         assert isinstance(params, dict)
         print(f"  {p['id']}  {params['action']:<8} {one_line(str(p['rationale']), 100)}")
+    if not result.queued and result.why_empty:
+        print("nothing to move now:")
+        for why in result.why_empty:
+            print(f"  {one_line(why, 160)}")
     return 0

@@ -111,6 +111,14 @@ def render(data: dict[str, Any]) -> list[str]:
             f"  written when {cell(origin['actor'], 30)} reported the failed outcome "
             f"{cell(origin['proposal_id'], 30)} (decision {origin['decision_id']})"
         )
+    imported = data.get("imported_from")
+    if imported:
+        where = f"{imported['tree'] or '.learnings'}/{imported['file']}:{imported['line']}"
+        bits = [f"tier {imported['tier']}", f"skill {imported['skill']}"]
+        bits += [f"{k} {imported[k]}" for k in ("status", "priority", "block_id") if imported[k]]
+        if imported["repeats"]:
+            bits.append(f"repeats {imported['repeats']}")
+        out.append(f"  imported from {cell(where, 160)} ({cell(' · '.join(bits), 160)})")
     if card:
         out.append(
             f"  card ({card['source']}): S={fmt_float(card['stability'])} "

@@ -4,13 +4,19 @@ Pure.  A move removes the entry's line from its file and appends it — the same
 with the target file's line ending — to another; every other line of both files stays
 byte-identical.  The only other byte that may change is a missing final newline of the
 target, added so the appended line starts a line of its own.
+
+A block entry (``## [LRN-…]``) is moved the way its skill moves it: it stays in its
+file, its ``**Status**:`` line takes the new status (followed by a marker line such as
+``**Promoted**: AGENTS.md``), and what the target should say (the block's summary as a
+rule, an invalidation record) is appended to the target.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from brainview.core.learnings_parse import decode, split_lines
+from brainview.core.learnings_parse import compare_text, decode, parse, split_lines
 from brainview.core.safe_text import one_line
 
 Files = dict[str, bytes | None]
@@ -27,6 +33,12 @@ class Move:
     raw: bytes
     target: str
     note: tuple[str, ...] = ()
+    status: str | None = None
+    """A block entry: the status its ``**Status**:`` line takes (it stays in its file)."""
+    marker: tuple[str, ...] = ()
+    """A block entry: lines inserted after its status line (``**Promoted**: AGENTS.md``)."""
+    carry: tuple[bytes, ...] = ()
+    """A block entry: the lines appended to the target (instead of the entry's line)."""
 
 
 class Stale(Exception):
@@ -71,6 +83,47 @@ def note_line(text: str) -> bytes:
     return f"  - {one_line(text, 500)}".encode()
 
 
+_STATUS_LINE = re.compile(rb"^(\*\*Status\*\*\s*:\s*)(.*?)(\r?\n?)$", re.IGNORECASE)
+
+
+def with_status(data: bytes, index: int, status: str, marker: tuple[str, ...]) -> bytes:
+    """``data`` with the block whose header is line ``index`` holding ``status`` on its
+    ``**Status**:`` line (one is added after the header if it has none) and ``marker``
+    lines after it; nothing else changes."""
+    lines = split_lines(data)
+    end = ending_of(data)
+    at = None
+    for j in range(index + 1, len(lines)):
+        text = decode(lines[j])
+        if text.startswith("## ") or text.strip() == "---":
+            break
+        if _STATUS_LINE.match(lines[j]):
+            at = j
+            break
+    extra = [m.encode() + end for m in marker]
+    if at is None:
+        head = lines[index] if lines[index].endswith(b"\n") else lines[index] + end
+        new = [head, f"**Status**: {status}".encode() + end, *extra]
+        return b"".join(lines[:index] + new + lines[index + 1 :])
+    m = _STATUS_LINE.match(lines[at])
+    assert m is not None
+    line_end = m.group(3) or (end if at + 1 < len(lines) or extra else b"")
+    changed = m.group(1) + status.encode() + line_end
+    return b"".join(lines[:at] + [changed, *extra] + lines[at + 1 :])
+
+
+def block_rule(rel: str, data: bytes, index: int) -> bytes:
+    """The line a block entry (header at line ``index``) leaves in its target: its
+    summary as a bullet, naming the block it came from."""
+    for e in parse(rel, data).entries:
+        if e.line == index + 1 and e.block_id is not None:
+            summary = compare_text(e)
+            if summary.startswith(f"[{e.block_id}]"):
+                return f"- {one_line(summary, 500)}".encode()
+            return f"- {one_line(summary, 500)} ({e.block_id})".encode()
+    raise Stale(f"line {index + 1} of {rel} is no longer a block entry")
+
+
 def apply_moves(files: Files, moves: list[Move]) -> Files:
     """The new bytes of every file the moves change (others absent), in order."""
     out: Files = {}
@@ -80,12 +133,16 @@ def apply_moves(files: Files, moves: list[Move]) -> Files:
             raise Stale(f"{mv.source} no longer exists")
         lines = split_lines(src)
         index = locate(lines, mv.raw, mv.line)
-        out[mv.source] = without_line(src, index)
         if mv.target == mv.source:
             raise Stale("source and target are the same file")
+        if mv.status is not None:
+            out[mv.source] = with_status(src, index, mv.status, mv.marker)
+            carried = list(mv.carry) or [block_rule(mv.source, src, index)]
+        else:
+            out[mv.source] = without_line(src, index)
+            carried = [mv.raw.rstrip(b"\r")]
         dst = out[mv.target] if mv.target in out else files.get(mv.target)
-        body = mv.raw.rstrip(b"\r")
-        out[mv.target] = appended(dst, [body, *(note_line(n) for n in mv.note)])
+        out[mv.target] = appended(dst, [*carried, *(note_line(n) for n in mv.note)])
     return out
 
 

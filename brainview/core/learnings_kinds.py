@@ -41,7 +41,10 @@ def _learning_tier(p: dict[str, Any]) -> tuple[Refs, str]:
     source, target = _path(p, "source"), _path(p, "target")
     if source == target:
         raise ParamError("params.target", "same file as params.source")
-    problem = move_problem(str(action), source, target)
+    block = p.get("block", False)
+    if not isinstance(block, bool):
+        raise ParamError("params.block", "must be true or false")
+    problem = move_problem(str(action), source, target, block=block)
     if problem is not None:
         raise ParamError(f"params.{problem[0]}", problem[1])
     line = p.get("line")

@@ -9,7 +9,9 @@ Two entry shapes are recognised (``docs/learnings.md`` lists the public layouts)
   and the arrow are optional; ``->``/``=>`` count as arrows), possibly carrying
   ``Status: pending``, ``Priority: high``, ``(used 15x)``, ``(confirmed 2026-01)``;
 * a **block entry**: ``## [LRN-YYYYMMDD-XXX] category`` followed by ``**Priority**:``,
-  ``**Status**:`` and ``### Summary`` lines, up to the next ``## `` heading or ``---``.
+  ``**Status**:`` and ``### Summary`` (a feature request: ``### Requested Capability``)
+  lines, up to the next ``## `` heading or ``---``; its metadata may name a
+  ``Pattern-Key:`` (the skill's key for a recurring lesson) and ``See Also:`` entries.
 
 Everything else (front matter, headings, prose, fenced code, indented sub-bullets,
 undecodable bytes) is free-form: kept as is, never imported.
@@ -23,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 HOT, WARM, COLD = "HOT", "WARM", "COLD"
+GRADUATED = "GRADUATED"
 TIERS = (HOT, WARM, COLD)
 HOT_FILES = ("HOT.md", "memory.md")
 """The HOT file's names: ``.learnings/HOT.md``, or ``memory.md`` in ``~/self-improving/``."""
@@ -39,6 +42,10 @@ _USED = re.compile(r"\(used\s+(\d{1,6})\s*x\)", re.IGNORECASE)
 _HINT_DATE = re.compile(r"\((?:confirmed|corrected|added|seen)\s+(\d{4}-\d{2}(?:-\d{2})?)\)", re.I)
 _BLOCK = re.compile(r"^##\s+\[(?P<id>[A-Z]{2,8}-(?P<ymd>\d{8})-[A-Za-z0-9]+)\]\s*(?P<cat>.*)$")
 _LOGGED = re.compile(r"^\*\*Logged\*\*\s*:\s*(\d{4}-\d{2}-\d{2})")
+_PATTERN_KEY = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}Pattern-Key\*{0,2}\s*:\*{0,2}\s*(\S+)", re.I)
+_SEE_ALSO = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}See Also\*{0,2}\s*:\*{0,2}(.*)$", re.I)
+_BLOCK_ID = re.compile(r"\b[A-Z]{2,8}-\d{8}-[A-Za-z0-9]+\b")
+_SUMMARY_HEADS = ("### summary", "### requested capability")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WORD = re.compile(r"\w+")
 
@@ -62,6 +69,10 @@ class Entry:
     block_id: str | None = None
     span: int = 1
     """Lines the entry occupies (a block: its header to the line before the next)."""
+    pattern_key: str | None = None
+    """A block's ``Pattern-Key:`` (the skill's stable key for a recurring lesson)."""
+    see_also: tuple[str, ...] = ()
+    """Block ids a block names in ``See Also:``."""
 
     @property
     def key_text(self) -> bytes:
@@ -113,7 +124,44 @@ def classify(rel: str) -> tuple[str, str] | None:
         return f"project:{'/'.join(parts[1:])[:-3]}", tier
     if len(parts) >= 2 and parts[0] == "domains":
         return f"domain:{'/'.join(parts[1:])[:-3]}", tier
+    if tier == COLD and not stem[:1].isalpha():  # ``archive/2026-08.md``: a dated archive
+        return ARCHIVE_SKILL, tier
     return stem.lower() or "learnings", tier
+
+
+BLOCK_SKILLS = {"LRN": "learnings", "ERR": "errors", "FEAT": "feature_requests"}
+"""The skill a block entry's id prefix names (used where its file names none)."""
+ARCHIVE_SKILL = "archive"
+"""The skill of a line in a dated archive file, which names no skill."""
+DONE_STATUSES = frozenset({"resolved", "wont_fix"})
+PROMOTED_STATUSES = frozenset({"promoted", "promoted_to_skill"})
+
+
+def block_tier(status: str | None, file_tier: str) -> str:
+    """A block entry's tier by the ``**Status**`` its skill writes: ``promoted`` /
+    ``promoted_to_skill`` → GRADUATED (moved into project memory), ``resolved`` /
+    ``wont_fix`` → COLD (done, kept for history), otherwise its file's tier."""
+    if status in PROMOTED_STATUSES:
+        return GRADUATED
+    if status in DONE_STATUSES:
+        return COLD
+    return file_tier
+
+
+def entry_kind(e: Entry, skill: str, tier: str) -> tuple[str, str]:
+    """``(skill, tier)`` of an entry: its file's, except a block's tier follows its
+    status and a block in a dated archive takes the skill its id names."""
+    if e.block_id is None:
+        return skill, tier
+    if skill == ARCHIVE_SKILL:
+        skill = BLOCK_SKILLS.get(e.block_id.split("-", 1)[0], skill)
+    return skill, block_tier(e.status, tier)
+
+
+def compare_text(e: Entry) -> str:
+    """What an entry is compared by to find repeats: a block's summary (its metadata
+    and boilerplate sections would make every block look alike), a line's text."""
+    return e.text.split("\n", 1)[0] if e.block_id is not None else e.text
 
 
 def home_file(skill: str) -> str:
@@ -200,9 +248,10 @@ def _line_entry(rel: str, raw: bytes, number: int, body: str) -> Entry:
 def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match[str]) -> Entry:
     ymd = m.group("ymd")
     date = f"{ymd[:4]}-{ymd[4:6]}-{ymd[6:]}"
-    status = priority = None
+    status = priority = key = None
     body = [decode(x) for x in lines[start + 1 : end]]
     summary = ""
+    see: list[str] = []
     for j, text in enumerate(body):
         logged = _LOGGED.match(text)
         if logged:
@@ -211,21 +260,27 @@ def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match
             status = s.group(1).lower()
         if priority is None and (p := _PRIORITY.match(text)):
             priority = p.group(1).lower()
-        if text.strip().lower() == "### summary" and not summary:
+        if key is None and (k := _PATTERN_KEY.match(text)):
+            key = k.group(1).strip("*`").casefold() or None
+        if also := _SEE_ALSO.match(text):
+            see += [i for i in _BLOCK_ID.findall(also.group(1)) if i != m.group("id")]
+        if text.strip().lower() in _SUMMARY_HEADS and not summary:
             summary = next((t.strip() for t in body[j + 1 :] if t.strip()), "")
     head = f"[{m.group('id')}] {m.group('cat').strip()}".strip()
     rest = "\n".join(t for t in body if t.strip())
-    text = f"{summary or head}\n\n{head}\n{rest}".strip()
+    text = f"{summary}\n\n{head}\n{rest}" if summary else f"{head}\n{rest}"
     return Entry(
         file=rel,
         line=start + 1,
         raw=lines[start].rstrip(b"\n"),
-        text=text[:MAX_CONTENT],
+        text=text.strip()[:MAX_CONTENT],
         date=date,
         status=status,
         priority=priority,
         block_id=m.group("id"),
         span=end - start,
+        pattern_key=key,
+        see_also=tuple(dict.fromkeys(see)),
     )
 
 
@@ -291,6 +346,35 @@ def similar(a: frozenset[str], b: frozenset[str], threshold: float = 0.5) -> boo
     if not a or not b:
         return False
     return len(a & b) / len(a | b) >= threshold
+
+
+def fix_words(text: str) -> frozenset[str] | None:
+    """The stems of what a line correction says to do instead (after its arrow), when
+    there are at least two: two corrections with the same fix are the same lesson,
+    however differently they tell what went wrong."""
+    parts = _ARROW.split(text, maxsplit=1)
+    if len(parts) < 2:
+        return None
+    found = words(parts[1])
+    return found if len(found) >= 2 else None
+
+
+def block_marks(text: str) -> tuple[str | None, tuple[str, ...]]:
+    """``(Pattern-Key, See Also ids)`` named in a block's text (an imported entry's)."""
+    key = None
+    see: list[str] = []
+    for line in text.split("\n"):
+        if key is None and (k := _PATTERN_KEY.match(line)):
+            key = k.group(1).strip("*`").casefold() or None
+        if also := _SEE_ALSO.match(line):
+            see += _BLOCK_ID.findall(also.group(1))
+    return key, tuple(dict.fromkeys(see))
+
+
+def block_id_of(raw: bytes) -> str | None:
+    """The id in a block entry's header line (``None``: not a block header)."""
+    m = _BLOCK.match(decode(raw))
+    return m.group("id") if m else None
 
 
 def entry_key(raw: bytes, nth: int) -> str:

@@ -11,6 +11,9 @@ accepted (with the entry's recorded file and skill):
 * **graduate** — the HOT file → ``../AGENTS.md`` beside the tree;
 * **retire** — a HOT or WARM file → ``archive/invalidated.md``.
 
+A block entry (``block``: true) stays in its file and moves by its status: only
+**graduate** (from a HOT or WARM file) and **retire** apply to it.
+
 A layout file is a ``*.md`` path of plain names (no dot-name, no control or invisible
 character, not ``index.md``/``README.md`` at the top).
 """
@@ -32,6 +35,8 @@ from brainview.core.text_rules import name_problem
 SOURCE_TIERS = {PROMOTE: (WARM,), DEMOTE: (HOT,), ARCHIVE: (WARM,), GRADUATE: (HOT,),
                 RETIRE: (HOT, WARM)}  # fmt: skip
 """The tier a move's source file must have, by action."""
+BLOCK_SOURCE_TIERS = {GRADUATE: (HOT, WARM), RETIRE: (HOT, WARM)}
+"""The same for a block entry (its skill promotes a pending block from its WARM file)."""
 
 
 def layout_tier(rel: str) -> str | None:
@@ -44,13 +49,15 @@ def layout_tier(rel: str) -> str | None:
 
 def move_problem(
     action: str, source: str, target: str, *, skill: str | None = None,
-    hot_file: str | None = None,
+    hot_file: str | None = None, block: bool = False,
 ) -> tuple[str, str] | None:  # fmt: skip
     """``(field, why)`` when moving a line of ``source`` to ``target`` is not a move
     ``action`` may make; ``None`` when it is.  ``skill`` (the entry's) and ``hot_file``
     (the tree's), when known, pin a demotion's and a promotion's target exactly."""
-    want = SOURCE_TIERS.get(action)
+    want = (BLOCK_SOURCE_TIERS if block else SOURCE_TIERS).get(action)
     if want is None:
+        if block and action in SOURCE_TIERS:
+            return "action", f"a block entry moves only by {' or '.join(BLOCK_SOURCE_TIERS)}"
         return "action", f"unknown action {action!r}"
     tier = layout_tier(source)
     if tier not in want:

@@ -13,6 +13,17 @@ should move; the services queue each move as a ``learning_tier`` proposal:
 
 A "use" is the entry's own date plus every spike of its reflection (repeats of the
 same lesson found at import, and decisions that graded it).
+
+Block entries (``## [LRN-…]``, the self-improving-agent skill's format) move the way
+that skill moves them: by their ``**Status**``, staying in their file.  A pending block
+used 3 times in 7 days is **promoted** into ``AGENTS.md`` (``graduate``: its summary
+appended there as a rule, its status set to ``promoted`` with ``**Promoted**:
+AGENTS.md``); an invalidated one is **retired** (``wont_fix``, recorded in
+``archive/invalidated.md``).  The skill never demotes or archives a block by age, and
+neither do these rules; a ``resolved``/``wont_fix`` block is COLD, a ``promoted`` one
+GRADUATED (:func:`~brainview.core.learnings_parse.block_tier`).
+
+:func:`why_none` says, when the rules call for no move, what each entry is waiting for.
 """
 
 from __future__ import annotations
@@ -21,11 +32,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from brainview.core.learnings_edit import Move
-from brainview.core.learnings_parse import COLD, HOT, WARM, home_file
+from brainview.core.learnings_parse import COLD, GRADUATED, HOT, WARM, home_file
 
 PROMOTE, DEMOTE, ARCHIVE, GRADUATE, RETIRE = "promote", "demote", "archive", "graduate", "retire"
 ACTIONS = (PROMOTE, DEMOTE, ARCHIVE, GRADUATE, RETIRE)
-GRADUATED = "GRADUATED"
 AGENTS_FILE = "../AGENTS.md"
 """Graduation target: ``AGENTS.md`` in the directory holding ``.learnings``."""
 INVALIDATED_FILE = "archive/invalidated.md"
@@ -75,7 +85,7 @@ def _days(delta: timedelta) -> int:
 
 
 def plan(entries: list[EntryState], now: datetime, hot_file: str, rules: Rules) -> list[Item]:
-    """Every move the rules call for, in entry order (block entries never move)."""
+    """Every move the rules call for, in entry order."""
     items: list[Item] = []
     for e in entries:
         item = _one(e, now, hot_file, rules)
@@ -84,8 +94,35 @@ def plan(entries: list[EntryState], now: datetime, hot_file: str, rules: Rules) 
     return items
 
 
+PROMOTED_MARK = "**Promoted**: AGENTS.md"
+
+
+def _recent(e: EntryState, now: datetime, r: Rules) -> int:
+    uses = {e.created, *e.uses}
+    return sum(1 for u in uses if timedelta(0) <= now - u <= timedelta(days=r.promote_days))
+
+
+def _block(e: EntryState, now: datetime, r: Rules) -> Item | None:
+    """A block entry's move, by its status (see the module's docstring)."""
+    if e.tier not in (HOT, WARM):
+        return None
+    if e.invalidated is not None:
+        why = f"invalidated in brainview: {e.invalidated}" if e.invalidated else "invalidated"
+        mv = Move(e.file, e.line, e.raw, INVALIDATED_FILE, (f"{why} ({now.date()})",),
+                  status="wont_fix")  # fmt: skip
+        return Item(RETIRE, e, mv, f"Retire {e.file}:{e.line} (**Status**: wont_fix): {why}.")
+    recent = _recent(e, now, r)
+    if recent >= r.promote_uses:
+        mv = Move(e.file, e.line, e.raw, AGENTS_FILE, status="promoted", marker=(PROMOTED_MARK,))
+        why = f"used {recent} times in the last {r.promote_days} days"
+        return _item(GRADUATE, e, mv, f"Promote into AGENTS.md (**Status**: promoted): {why}.")
+    return None
+
+
 def _one(e: EntryState, now: datetime, hot_file: str, r: Rules) -> Item | None:
-    if e.block or e.tier == GRADUATED:
+    if e.block:
+        return _block(e, now, r)
+    if e.tier == GRADUATED:
         return None
     uses = sorted({e.created, *e.uses})
     last = max(uses)
@@ -121,6 +158,41 @@ def _one(e: EntryState, now: datetime, hot_file: str, r: Rules) -> Item | None:
 
 def _item(action: str, e: EntryState, mv: Move, rationale: str) -> Item:
     consulted = [(e.neuron_id, STANCE[action])]
-    if action == PROMOTE:
+    if action == PROMOTE or (e.block and action == GRADUATE):
         consulted += [(rid, "support") for rid in e.related if rid != e.neuron_id]
     return Item(action, e, mv, rationale, consulted)
+
+
+def why_none(entries: list[EntryState], now: datetime, rules: Rules) -> list[str]:
+    """Why the rules call for no move of these entries: one line per reason, with how
+    many entries it holds back (empty when there are none)."""
+    counts: dict[str, int] = {}
+    most = 0
+
+    def add(reason: str) -> None:
+        counts[reason] = counts.get(reason, 0) + 1
+
+    for e in entries:
+        if e.tier == GRADUATED:
+            add("already graduated or promoted (**Status**: promoted)")
+        elif e.tier == COLD:
+            add("COLD: archived, resolved or won't fix")
+        elif e.invalidated is not None:
+            add("invalidated and already in archive/invalidated.md")
+        elif e.tier == WARM:
+            most = max(most, _recent(e, now, rules))
+            if e.block:
+                add(f"pending blocks with fewer than {rules.promote_uses} uses in the last "
+                    f"{rules.promote_days} days (blocks are never archived by age)")  # fmt: skip
+            else:
+                add(
+                    f"WARM with fewer than {rules.promote_uses} uses in the last "
+                    f"{rules.promote_days} days and used within {rules.archive_days} days"
+                )
+        else:
+            add(f"HOT, used within {rules.demote_days} days and HOT for under "
+                f"{rules.graduate_days} days")  # fmt: skip
+    out = [f"{n} {reason}" for reason, n in counts.items()]
+    if most:
+        out.append(f"(the most uses any WARM entry has in {rules.promote_days} days: {most})")
+    return out

@@ -195,12 +195,15 @@ def create(name: str, flags: int, mode: int, dir_fd: int) -> int:
     return os.open(name, flags, mode, dir_fd=dir_fd)
 
 
-def put(dir_fd: int, name: str, data: bytes | None, shown: str) -> None:
+def put(
+    dir_fd: int, name: str, data: bytes | None, shown: str, new_mode: int | None = None
+) -> None:
     """Replace ``name`` in ``dir_fd`` by ``data`` atomically (``None``: remove it).
 
     Only a regular file (or nothing) is replaced or removed; the new bytes go to a
-    fresh temporary file (``O_EXCL``, same directory, the old file's mode), flushed,
-    then renamed over the target; the directory is flushed after."""
+    fresh temporary file (``O_EXCL``, same directory, the old file's mode — a new file
+    takes ``new_mode`` when given, e.g. a sibling's in the tree, else the umask's),
+    flushed, then renamed over the target; the directory is flushed after."""
     mode = mode_of(dir_fd, name, shown)
     if data is None:
         if mode is not None:
@@ -209,6 +212,8 @@ def put(dir_fd: int, name: str, data: bytes | None, shown: str) -> None:
         return
     tmp = f".{name[:80]}.{secrets.token_hex(6)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    if mode is None:
+        mode = new_mode
     fd = create(tmp, flags, 0o600 if mode is not None else 0o666, dir_fd)
     try:
         try:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from brainview.errors import (
     BadPathError,
+    BrainviewError,
     ConflictError,
     DiskFullError,
     InvalidInputError,
@@ -156,20 +157,44 @@ def staged() -> Iterator[None]:
         _STAGE.reset(token)
 
 
-def write(tree: Tree, rel: str, before: bytes | None, after: bytes | None, tag: str) -> Written:
+def write(
+    tree: Tree, rel: str, before: bytes | None, after: bytes | None, tag: str,
+    like: str | None = None,
+) -> Written:  # fmt: skip
     """Replace ``rel`` (whose bytes must still be ``before``) by ``after`` (``None``:
-    remove it), backing up the old bytes first."""
+    remove it), backing up the old bytes first (the copy keeps the file's mode).  A new
+    file takes the mode of ``like`` (another file of the tree), so a tree of 0644
+    files does not gain a 0600 one (or the reverse) whatever the umask."""
     fdio.check_name(tag, "backup tag")
     current = read_file(tree, rel)
     if current != before:
         raise ConflictError(f"{tree.path / rel} changed on disk meanwhile; nothing written")
     backup = _backup(tree, rel, before, tag) if before is not None else None
-    _put(tree, rel, after)
+    mode = _mode(tree, like) if before is None and like is not None else None
+    _put(tree, rel, after, mode)
     w = Written(rel, before, after, backup)
     stage = _STAGE.get()
     if stage is not None:
         stage.append((tree, w))
     return w
+
+
+def _mode(tree: Tree, rel: str) -> int | None:
+    """Permission bits of ``rel`` in the tree (``None``: absent or unreadable)."""
+    dirs, name = tree.locate(rel)
+    shown = str(tree.project.joinpath(*dirs, name))
+    try:
+        top = fdio.open_project(tree.project)
+        try:
+            fd = fdio.walk(top, dirs, shown)
+            try:
+                return fdio.mode_of(fd, name, shown)
+            finally:
+                os.close(fd)
+        finally:
+            os.close(top)
+    except (OSError, BrainviewError):
+        return None
 
 
 def _backup(tree: Tree, rel: str, data: bytes, tag: str) -> str:
@@ -185,7 +210,7 @@ def _backup(tree: Tree, rel: str, data: bytes, tag: str) -> str:
                 with contextlib.ExitStack() as stack:
                     fd = fdio.walk(root, below[:-1], shown, made=made)
                     stack.callback(os.close, fd)
-                    fdio.put(fd, below[-1], data, shown)
+                    fdio.put(fd, below[-1], data, shown, _mode(tree, rel))
             except BaseException:
                 fdio.remove_made(root, below[:-1], made)
                 raise
@@ -194,7 +219,7 @@ def _backup(tree: Tree, rel: str, data: bytes, tag: str) -> str:
     return "/".join(below)
 
 
-def _put(tree: Tree, rel: str, data: bytes | None) -> None:
+def _put(tree: Tree, rel: str, data: bytes | None, mode: int | None = None) -> None:
     """Write (or remove) ``rel``, making missing directories on the way (removed again
     if the write fails)."""
     dirs, name = tree.locate(rel)
@@ -205,7 +230,7 @@ def _put(tree: Tree, rel: str, data: bytes | None) -> None:
         try:
             fd = fdio.walk(top, dirs, shown, made=made if data is not None else None)
             try:
-                fdio.put(fd, name, data, shown)
+                fdio.put(fd, name, data, shown, mode)
             finally:
                 os.close(fd)
         except BaseException:

@@ -25,7 +25,7 @@ from brainview.core.learnings_edit import Files, Move, Stale, apply_moves, diff_
 from brainview.core.learnings_kinds import LEARNING_KIND
 from brainview.core.learnings_parse import split_lines
 from brainview.core.learnings_targets import layout_tier, move_problem
-from brainview.core.learnings_tiers import AGENTS_FILE, RETIRE
+from brainview.core.learnings_tiers import AGENTS_FILE, GRADUATE, PROMOTED_MARK, RETIRE
 from brainview.core.safe_text import one_line
 from brainview.errors import BadPathError, BrainviewError, ConflictError
 from brainview.services.learnings.tree import Tree, tree_of
@@ -57,8 +57,12 @@ def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Tree, dict[str, 
             f"{params['tier_from']} in {params['source']})"
         )
     action, target = str(params["action"]), str(params["target"])
+    block = bool(row["block"])
+    if bool(params.get("block", False)) != block:
+        kind = "a block entry" if block else "a line entry"
+        raise ConflictError(f"entry {params['entry']} is {kind} now; plan again")
     problem = move_problem(action, str(row["file"]), target, skill=str(row["skill"]),
-                           hot_file=hot_file)  # fmt: skip
+                           hot_file=hot_file, block=block)  # fmt: skip
     if problem is not None:
         raise BadPathError(
             f"{action} of {params['entry']} to {one_line(target, 120)!r} refused: "
@@ -67,7 +71,12 @@ def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Tree, dict[str, 
     note = ()
     if params["action"] == RETIRE:
         note = (f"invalidated: {params.get('reason') or 'no reason given'}",)
-    move = Move(row["file"], int(row["line"]), bytes(row["raw"]), target, note)
+    status, marker = None, ()
+    if block:  # the skill's own move: the block stays, its **Status** changes
+        status = "promoted" if action == GRADUATE else "wont_fix"
+        marker = (PROMOTED_MARK,) if action == GRADUATE else ()
+    move = Move(row["file"], int(row["line"]), bytes(row["raw"]), target, note,
+                status=status, marker=marker)  # fmt: skip
     return tree, row, move
 
 
@@ -123,16 +132,19 @@ def apply_in(log: EffectLog, proposal: dict[str, Any], decision_id: str, now: An
     before, after = _new_bytes(tree, move)
     lrows.ensure(conn)
     for seq, (rel, new) in enumerate(after.items()):
-        w = lfiles.write(tree, rel, before[rel], new, decision_id)
+        w = lfiles.write(tree, rel, before[rel], new, decision_id, like=move.source)
         log.insert(
             "brainview_learning_write",
             [{"decision_id": decision_id, "seq": seq, "path": rel, "before": w.before,
               "after": w.after, "backup": w.backup}],
         )  # fmt: skip
-    target_lines = len(split_lines(after[move.target] or b""))
-    line = max(1, target_lines - len(move.note))
-    changes = {"tier": str(params["tier_to"]), "file": move.target, "line": line,
-               "tier_since": fsrs_math.format_ts(now)}  # fmt: skip
+    changes: dict[str, object] = {"tier": str(params["tier_to"]),
+                                  "tier_since": fsrs_math.format_ts(now)}  # fmt: skip
+    if move.status is not None:  # a block stays where it is, with its new status
+        changes["status"] = move.status
+    else:
+        target_lines = len(split_lines(after[move.target] or b""))
+        changes |= {"file": move.target, "line": max(1, target_lines - len(move.note))}
     log.update("brainview_learning", [(row, changes)])
 
 

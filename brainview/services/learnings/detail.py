@@ -6,6 +6,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from brainview.core.learnings_parse import block_id_of
 from brainview.errors import BrainviewError
 from brainview.services.learnings.apply import preview
 from brainview.store import learnings_rows as lrows
@@ -28,3 +29,26 @@ def attach(conn: Connection, detail: Any) -> None:
         if detail.status == "pending":
             detail.stale = str(err)
         detail.change_log = f"cannot be applied: {err}"
+
+
+def provenance(conn: Connection, neuron_id: str) -> dict[str, Any] | None:
+    """Where an imported ``.learnings`` entry came from and where it is now (``None``:
+    not an imported entry): the tree (relative to the project), file, line, tier,
+    skill, the status and priority its file gave it, and for a block its id."""
+    row = lrows.entry(conn, neuron_id)
+    if row is None:
+        return None
+    recorded = lrows.root(conn)
+    raw = bytes(row["raw"])
+    return {
+        "tree": recorded[0] if recorded else None,
+        "file": row["file"],
+        "line": int(row["line"]),
+        "tier": row["tier"],
+        "skill": row["skill"],
+        "status": row["status"],
+        "priority": row["priority"],
+        "block_id": block_id_of(raw) if row["block"] else None,
+        "repeats": row["canonical"],
+        "imported_at": row["imported_at"],
+    }

@@ -2,10 +2,15 @@
 
 Each entry becomes a ``reflection`` neuron: domain = the skill its file stands for,
 ``created_at`` = its date, ``source`` = ``learnings:<file>:<line>``; its tier and place
-are kept in ``brainview_learning``.  A new entry that says what an earlier one said
-(same words, :func:`~brainview.core.learnings_parse.similar`) is linked ``relates_to``
-to the first wording (the group's *canonical* entry), which gains one ``fire`` spike at
-the new entry's date: a use, so FSRS and the fading list have a history.
+are kept in ``brainview_learning``.  A new entry that says what an earlier one said is
+linked ``relates_to`` to the first wording (the group's *canonical* entry), which gains
+one ``fire`` spike at the new entry's date: a use, so FSRS, the fading list and the tier
+rules have a history.  "Says the same" is, first match wins: the same ``Pattern-Key``
+(the skill's own key for a recurring lesson); a block naming an earlier block of its
+kind in ``See Also`` (the skill links a repeat that way); a correction with the same fix
+(the words after its arrow); or the same words
+(:func:`~brainview.core.learnings_parse.similar`, a block by its summary).  Blocks that
+name each other in ``See Also`` are linked ``relates_to`` in any case.
 
 Re-importing is idempotent: an entry is known by its line's bytes and occurrence
 (:func:`~brainview.core.learnings_parse.entry_key`) wherever it moved; moved entries
@@ -26,10 +31,10 @@ from pathlib import Path
 from fsrs import Rating, Scheduler
 
 from brainview.core import fsrs_math
-from brainview.core.learnings_groups import Groups
-from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, parse, words
+from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, entry_kind, parse
 from brainview.core.signals import text_flags
 from brainview.core.text_rules import name_problem, row_problem
+from brainview.services.learnings.repeats import Repeats
 from brainview.services.learnings.tree import Tree, import_at, project_of, require_dir
 from brainview.services.lifecycle import INVALIDATED, statuses
 from brainview.services.lifecycle.tombstones import near_many
@@ -110,7 +115,8 @@ def scan(tree: Tree) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
             result.flagged += [(rel, e.line, why) for why in text_flags(e.text)]
             n = seen.get(e.key_text, 0)
             seen[e.key_text] = n + 1
-            found.append((e, kind[0], kind[1], entry_key(e.raw, n)))
+            skill, tier = entry_kind(e, kind[0], kind[1])
+            found.append((e, skill, tier, entry_key(e.raw, n)))
     return found, result
 
 
@@ -144,12 +150,9 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
     known = {r["entry_key"]: r for r in lrows.entries(conn)}
     states = statuses(conn, era, [r["neuron_id"] for r in known.values()])
     contents = _contents(conn, [r["neuron_id"] for r in known.values()])
-    old = {r["neuron_id"]: words(contents.get(r["neuron_id"], "")) for r in known.values()}
-    fresh = {key: e.text for e, _s, _t, key in found if key not in known}
-    vocab = {key: words(text) for key, text in fresh.items()}
-    groups = Groups([*old.values(), *vocab.values()])
-    for r in known.values():
-        groups.add(r["neuron_id"], r["canonical"] or r["neuron_id"], old[r["neuron_id"]])
+    fresh_entries = {key: e for e, _s, _t, key in found if key not in known}
+    fresh = {key: e.text for key, e in fresh_entries.items()}
+    same = Repeats(known, contents, fresh_entries)
     buried_all = near_many(conn, fresh) if fresh else {}
     log = EffectLog(conn)
     new = _New()
@@ -178,8 +181,7 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             continue
         nid = "r-" + hashlib.blake2b(key.encode(), digest_size=6).hexdigest()
         created = _when(e.date, now)
-        mine = vocab[key]
-        canonical = groups.find(mine)
+        canonical = same.find(key, e)
         neuron = _neuron(era, nid, e, skill, created, now_s)
         lrows_row = {
             "neuron_id": nid, "entry_key": key, "file": e.file, "line": e.line, "raw": e.raw,
@@ -199,9 +201,12 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             new.uses.append((canonical, fsrs_math.format_ts(created), f"learnings:use {e.file}"))
             touched.add(canonical)
             result.linked += 1
-        groups.add(nid, canonical or nid, mine)
+        same.add(nid, canonical or nid, key, e)
         known[key] = lrows_row
         result.added.append((e.file, e.line, nid))
+    grouped = {frozenset(p) for p in new.links}
+    added = {nid for _f, _n, nid in result.added}
+    new.links += [tuple(sorted(p)) for p in same.see_also_pairs(added) - grouped]  # type: ignore[misc]
     new.write(log, era, now_s)
     lrows.relocate(conn, relocated, now_s)
     if era.card_source == "fsrs_state":

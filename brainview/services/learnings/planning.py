@@ -28,6 +28,7 @@ from brainview.core.learnings_tiers import (
     Item,
     Rules,
     plan,
+    why_none,
 )
 from brainview.errors import BrainviewError, NotFoundError
 from brainview.services.intake import parse_batch, store
@@ -47,9 +48,12 @@ RUNTIME = "brainview-learnings"
 class PlanResult:
     queued: list[dict[str, object]] = field(default_factory=list)
     already_pending: int = 0
+    why_empty: list[str] = field(default_factory=list)
+    """When nothing is queued: why (one line per reason, with how many entries)."""
 
     def to_json(self) -> dict[str, object]:
-        return {"queued": self.queued, "already_pending": self.already_pending}
+        return {"queued": self.queued, "already_pending": self.already_pending,
+                "why_empty": self.why_empty}  # fmt: skip
 
 
 def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-untyped-def,type-arg]
@@ -111,6 +115,8 @@ def _proposal(item: Item, now: datetime) -> dict[str, object]:
         "target": mv.target, "line": mv.line, "tier_from": item.entry.tier,
         "tier_to": TIER_AFTER[item.action],
     }  # fmt: skip
+    if item.entry.block:
+        params["block"] = True
     if item.action == RETIRE:
         params["reason"] = item.entry.invalidated or ""
     digest = hashlib.blake2b(
@@ -126,6 +132,22 @@ def _proposal(item: Item, now: datetime) -> dict[str, object]:
         "created_at": fsrs_math.format_ts(now),
         "runtime": RUNTIME,
     }
+
+
+def _why_empty(
+    entries: list[EntryState], rows: list[dict], live: int, now: datetime,  # type: ignore[type-arg]
+    rules: Rules, result: PlanResult,
+) -> list[str]:  # fmt: skip
+    """Why a plan queues nothing, for a person to read."""
+    out: list[str] = []
+    if result.already_pending:
+        out.append(f"{result.already_pending} entries already have a pending move")
+    if not rows:
+        out.append("no entries imported (is the tree empty, or every line free-form?)")
+    elif live < len(rows):
+        out.append(f"{len(rows) - live} imported entries are retired or quarantined")
+    out += why_none(entries, now, rules)
+    return out
 
 
 def plan_moves(
@@ -149,6 +171,10 @@ def plan_moves(
     result.already_pending = len(items) - len(fresh)
     raw = [_proposal(i, now) for i in fresh]
     result.queued = raw
+    if not raw:
+        moving = {i.entry.neuron_id for i in items}
+        quiet = [e for e in entries if e.neuron_id not in moving]
+        result.why_empty = _why_empty(quiet, rows, len(entries), now, rules or Rules(), result)
     if dry_run or not raw:
         return result
     batch = parse_batch(raw, now)

@@ -23,6 +23,7 @@ from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
 from brainview.services.influence import reflection_signals
 from brainview.services.intake.refs import resolve
+from brainview.services.learnings.detail import provenance as learnings_provenance
 from brainview.services.project import Project
 from brainview.store import reflection_reads
 from brainview.store.cards import card_of
@@ -184,6 +185,7 @@ def inspect(
         base = rows_as_dicts(conn, agent.era, [row], now)[0]
         info = card_of(conn, agent.era, reflection_id)
         syn = synapses_of(conn, agent.era, reflection_id, live_only=False)
+        imported = learnings_provenance(conn, reflection_id)
     full = audit.trail(project, reflection_id)
     trail = full.to_dict()
     refs = resolve(project, row.content)
@@ -204,6 +206,7 @@ def inspect(
     for key in ("origin", "weight_changes", "merges", "influenced", "changelog"):
         base[key] = trail[key]
     base["lifecycle_history"] = trail["lifecycle"]
+    base["imported_from"] = imported
     base |= reflection_signals(project, reflection_id, signals)
     return base
 
