@@ -48,7 +48,7 @@ def recall(args: argparse.Namespace) -> int:
 
 def render(data: dict[str, Any]) -> list[str]:
     """Human lines: one block per hit, then the policies and the recall id."""
-    out: list[str] = []
+    out: list[str] = [semantic_line(data.get("semantic") or {})]
     for hit in data["hits"]:
         c = hit["components"]
         mark = " ⚠ challenged" if hit["state"] == "challenged" else ""
@@ -58,10 +58,15 @@ def render(data: dict[str, Any]) -> list[str]:
         )
         out.append(f"    {cell(hit['text'], 110)}")
         why = [
+            "found by " + (", ".join(hit.get("found_by") or []) or "retrievability only"),
             f"lexical {c['lexical']:.2f}",
             f"spread {c['spread']:.2f}",
-            f"R {fmt_float(c['retrievability'])}",
         ]
+        if c.get("cited"):
+            why.append(f"cited {c['cited']:.2f}")
+        if c.get("semantic"):
+            why.append(f"semantic {c['semantic']:.2f}")
+        why.append(f"R {fmt_float(c['retrievability'])}")
         if c["matched_words"]:
             why.append("words: " + cell(", ".join(c["matched_words"][:6]), 50))
         if c["refs_direct"]:
@@ -82,3 +87,17 @@ def render(data: dict[str, Any]) -> list[str]:
     rid = data["recall_id"]
     out.append(f"recall {cell(rid, 40)} (pass to propose --recall)" if rid else "not logged")
     return out
+
+
+def semantic_line(status: dict[str, Any]) -> str:
+    """One line: semantic recall on (which model, how many lessons) or why it is off."""
+    if status.get("on"):
+        line = (
+            f"semantic: on ({cell(str(status.get('model', '')), 60)}, "
+            f"{status.get('lessons', 0)} lessons"
+        )
+        if status.get("missing"):
+            line += f", {status['missing']} not embedded yet"
+        return line + ")"
+    reason = cell(str(status.get("reason") or "no embedder configured"), 100)
+    return f"semantic: off ({reason}); lexical, cited and spreading only"

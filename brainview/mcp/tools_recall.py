@@ -37,11 +37,14 @@ def recall(
     """Rank your live lessons for a draft, each with why; logged, never graded.
 
     Returns {recall_id, query, hits: [{reflection, rank, score, skill, state (live |
-    challenged), text, components: {lexical, bm25, matched_words, spread,
-    retrievability, refs_direct, refs_neighbour, overturned_by}, stance (suggested:
-    support | oppose | annotate), stance_reason}], policies: [{policy, text, members}],
-    excluded: {quarantined: n}}. Invalidated, retired and quarantined lessons never
-    appear; excluded counts the quarantined ones that matched. Pass recall_id to
+    challenged), text, found_by (cited | lexical | semantic | spreading), components:
+    {lexical, bm25, matched_words, spread, retrievability, refs_direct, refs_neighbour,
+    overturned_by, semantic, cosine, cited}, stance (suggested: support | oppose |
+    annotate), stance_reason}], policies: [{policy, text, members}], excluded:
+    {quarantined: n}, semantic: {on, reason, model, ...}} — semantic is off (reason
+    says why) without an embedder in the project's Spikuit config. Invalidated,
+    retired and quarantined lessons never appear; excluded counts the quarantined ones
+    that matched. Pass recall_id to
     `propose` so the hits you did not consult are recorded as retrieved.
     """
     if not 1 <= limit <= 100:
