@@ -21,9 +21,15 @@ from typing import Any
 from sqlalchemy import Connection
 
 from brainview.store.era import Era
-from brainview.store.rows import Row, dicts, driver
+from brainview.store.rows import PRIMARY_KEYS, Row, dicts, driver
 
 SYNAPSE_ENDS = ("pre", "post")
+VEC_MAP = "neuron_vec_map"
+"""Spikuit's ``rowid ↔ neuron_id`` map of its sqlite-vec ``neuron_vec`` (with an
+embedder): the one vector table brainview writes — it deletes a row, as Spikuit does on
+retire and before re-embedding; ``neuron_vec`` itself (a virtual table this Python's
+``sqlite3`` cannot open) is never touched."""
+PRIMARY_KEYS.setdefault(VEC_MAP, ("rowid",))
 
 # -- the change log ---------------------------------------------------------------------
 
@@ -124,3 +130,18 @@ def synapse_rowid(raw: sqlite3.Connection, key: tuple[str, str, str]) -> int | N
         "SELECT rowid FROM synapse WHERE pre = ? AND post = ? AND type = ?", key
     ).fetchone()
     return int(found[0]) if found else None
+
+
+def vec_map_rowids(raw: sqlite3.Connection, neuron_id: str) -> list[int]:
+    """The ``neuron_vec_map`` rowids of a neuron's stored vector (none without an
+    embedder's tables)."""
+    if (
+        raw.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (VEC_MAP,)
+        ).fetchone()
+        is None
+    ):
+        return []
+    return [int(r[0]) for r in raw.execute(
+        f"SELECT rowid FROM {VEC_MAP} WHERE neuron_id = ? ORDER BY rowid", (neuron_id,)
+    )]  # fmt: skip

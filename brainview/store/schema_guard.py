@@ -8,7 +8,9 @@ brainview's effect log, so undo could not revert it.  A ``CHECK`` constraint, a
 ``UNIQUE`` index or a ``NOT NULL`` column Spikuit does not have makes a write *fail*
 instead: planted on the user brain, it would let an accept record its decision and
 then fail to apply, every time.  Real Spikuit 0.7.x brains (with or without an
-embedder, whose ``neuron_vec`` is a sqlite-vec virtual table brainview never writes)
+embedder, whose ``neuron_vec`` is a sqlite-vec virtual table brainview never writes;
+its ``neuron_vec_map`` is written — a row deleted on retire and merge — and passes with
+exactly Spikuit's ``UNIQUE`` on ``neuron_id``, nothing else)
 hold none of these, and brainview creates only ``brainview_*`` tables and plain
 indexes.  So before any write, in the write's own transaction (so nothing can be added
 in between), :func:`findings` looks for:
@@ -115,6 +117,7 @@ SPIKUIT_COLUMNS: dict[str, frozenset[str]] = {
         ["id", "question", "answer", "hints", "grading_criteria", "scaffold_level", "created_at"]
     ),
     "quiz_item_neuron": frozenset({"quiz_item_id", "neuron_id", "role"}),
+    "neuron_vec_map": frozenset({"rowid", "neuron_id"}),
 }
 """Every column Spikuit 0.7.x gives the tables a brainview write may touch."""
 SPIKUIT_WRITTEN = tuple(SPIKUIT_COLUMNS)
@@ -218,8 +221,9 @@ def _table_findings(conn: sqlite3.Connection, table: str, sql: str) -> list[Find
         extra = [c for c in cols if c[3] and c[4] is None and not c[5] and c[1] not in known]
         if extra:
             out.append(Finding("a NOT NULL column Spikuit does not have", table, table))
+    spikuit_unique = table.lower() == "neuron_vec_map" and _normal(sql) == SPIKUIT_VEC_MAP
     for _seq, index, unique, origin, partial in conn.execute(f"PRAGMA index_list({q})"):
-        if origin == "pk":
+        if origin == "pk" or (origin == "u" and spikuit_unique):
             continue
         what = _index_problem(conn, str(index), bool(unique), bool(partial))
         if what is not None:
@@ -239,6 +243,12 @@ def _index_problem(conn: sqlite3.Connection, index: str, unique: bool, partial: 
 
 
 _OWN_BEFORE_NORMAL = frozenset(_normal(t) for t in OWN_BEFORE)
+SPIKUIT_VEC_MAP = _normal(
+    "CREATE TABLE neuron_vec_map ( rowid INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "neuron_id TEXT NOT NULL UNIQUE REFERENCES neuron(id) )"
+)
+"""Spikuit's own ``neuron_vec_map`` (``spikuit_core.db.Database._init_vec_table``): its
+``UNIQUE`` constraint's index is Spikuit's, not a planted one."""
 
 _CLEAN: dict[tuple[int, int], str] = {}
 """``(st_dev, st_ino)`` → the whole ``sqlite_master`` text of that file when it was last

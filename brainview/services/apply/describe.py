@@ -10,6 +10,7 @@ rows it writes are exactly those (every row of the domain, retired ones too).
 from __future__ import annotations
 
 from brainview.services.apply.plan import Plan, RowChange
+from brainview.store.apply_rows import VEC_MAP
 from brainview.store.rows import Row
 
 NEURON_COLUMNS = ("content", "type", "domain", "source")
@@ -64,6 +65,11 @@ def line_of(change: RowChange) -> list[tuple[str, str, str]]:
         state = "linked" if change.after is not None else ABSENT
         old = "linked" if change.before is not None else ABSENT
         return [(f"source {source} of {nid}", old, state)]
+    if change.table == VEC_MAP:
+        nid = str((change.before or change.after or {}).get("neuron_id"))
+        if change.after is None:
+            return [(f"vector of {nid}", "stored", "deleted (spkt embed-all re-embeds it)")]
+        return [(f"vector of {nid}", ABSENT, "restored")]
     if change.table == "fsrs_state":
         old = "card" if change.before is not None else ABSENT
         return [(f"card of {change.key[0]}", old, "new card" if change.after else ABSENT)]
@@ -94,4 +100,28 @@ def log_summary(plan: Plan) -> str:
     for e in plan.events:
         ops[e.op] = ops.get(e.op, 0) + 1
     detail = ", ".join(f"{n}× {op}" for op, n in ops.items())
-    return f"changeset {plan.changeset.tag} ({plan.changeset.actor_kind}): {detail}"
+    return f"changeset {plan.changeset.tag} ({plan.changeset.actor_kind}): {detail}" + (
+        vector_note(plan) or ""
+    )
+
+
+def vector_note(plan: Plan) -> str | None:
+    """What a plan does to Spikuit's vectors and what is left to do, in one sentence
+    (``None``: it touches none)."""
+    gone = [
+        str((c.before or {}).get("neuron_id"))
+        for c in plan.changes
+        if c.table == VEC_MAP and c.after is None
+    ]
+    if not gone:
+        return None
+    live = {str(c.key[0]) for c in plan.changes if c.table == "neuron" and c.after
+            and c.after.get("retired_at") is None}  # fmt: skip
+    stale = [n for n in gone if n in live]
+    text = f"; deletes the stored vector of {', '.join(gone)} as Spikuit does"
+    if stale:
+        text += (
+            f" ({', '.join(stale)} changed text: until `spkt embed-all` re-embeds it, "
+            "semantic search does not find it)"
+        )
+    return text + "; the sqlite-vec rows themselves stay, unreachable, until Spikuit rewrites them"

@@ -4,8 +4,12 @@
   (``updated_at`` untouched) and on every live synapse touching it, same timestamp;
   ``neuron.retire`` (snapshot → null), then ``synapse.retire`` per cascaded row.
   Card, spikes, sources and community id stay.  Spikuit also hard-deletes the
-  neuron's quiz items and vector; brainview never hard-deletes and never touches
-  ``neuron_vec``, so those stay (Spikuit only serves live neurons from them).
+  neuron's vector (``Database.delete_embedding``: its ``neuron_vec`` row and its
+  ``neuron_vec_map`` row) and quiz items.  brainview deletes the ``neuron_vec_map``
+  row (:func:`drop_vector`, undone like any row); the ``neuron_vec`` row is a
+  sqlite-vec virtual table row this Python's ``sqlite3`` cannot open: it stays,
+  unreachable (Spikuit's nearest-neighbour search joins through the map), until
+  Spikuit rewrites the table.  Quiz items stay.
 * ``edit_content`` / ``set_domain`` = ``Circuit.update_neuron``: the column and
   ``updated_at``; ``neuron.update`` snapshot → snapshot.
 * ``rename_domain`` / ``merge_domains`` = ``Circuit.rename_domain`` /
@@ -22,7 +26,16 @@ from brainview.errors import ConflictError
 from brainview.services.apply import snapshots as snap
 from brainview.services.apply.kinds_synapse import retire_synapse_row
 from brainview.services.apply.view import Builder
+from brainview.store.apply_rows import VEC_MAP, vec_map_rowids
 from brainview.store.rows import Row
+
+
+def drop_vector(b: Builder, neuron_id: str) -> None:
+    """Delete the neuron's ``neuron_vec_map`` row(s), as Spikuit's
+    ``delete_embedding`` does (see the module's docstring for ``neuron_vec``)."""
+    for rowid in vec_map_rowids(b.view.raw, neuron_id):
+        if b.view.row(VEC_MAP, (rowid,)) is not None:
+            b.delete(VEC_MAP, (rowid,))
 
 
 def retire(b: Builder, neuron_id: str) -> None:
@@ -33,6 +46,7 @@ def retire(b: Builder, neuron_id: str) -> None:
     b.emit(snap.OP_NEURON_RETIRE, "neuron", neuron_id, snap.neuron_snapshot(row), None)
     for syn in cascade:
         retire_synapse_row(b, syn)
+    drop_vector(b, neuron_id)
 
 
 def update(b: Builder, row: Row, **values: Any) -> None:

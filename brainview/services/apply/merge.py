@@ -13,6 +13,10 @@ In order, all in one changeset:
 3. ``neuron_source`` links are copied to the survivor (``INSERT OR IGNORE``).
 4. Each merged neuron is retired as ``retire_neuron`` does (its remaining synapses
    cascade), then ``neuron_predecessor(child=survivor, parent=merged, at)``.
+   Spikuit then re-embeds the survivor with the user's embedder; brainview has none,
+   so when the survivor's text changed it deletes the survivor's ``neuron_vec_map``
+   row instead (:func:`~.kinds_neuron.drop_vector`): ``spkt embed-all`` embeds every
+   neuron without one, which re-embeds it from the merged text.
 5. One ``neuron.merge`` event on the survivor: before = its snapshot before step 1,
    after = ``{"into": survivor, "sources": [merged…]}``.
 """
@@ -22,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from brainview.services.apply import snapshots as snap
-from brainview.services.apply.kinds_neuron import retire
+from brainview.services.apply.kinds_neuron import drop_vector, retire
 from brainview.services.apply.kinds_synapse import new_synapse, put_synapse
 from brainview.services.apply.view import Builder
 
@@ -65,4 +69,6 @@ def plan_merge(b: Builder, p: dict[str, Any]) -> None:
         if lineage and b.view.row("neuron_predecessor", (keep, sid)) is None:
             b.put("neuron_predecessor", {"child_id": keep, "parent_id": sid, "at": b.ctx.at})
 
+    if content != target["content"]:
+        drop_vector(b, keep)  # stale: Spikuit re-embeds it; `spkt embed-all` will
     b.emit(snap.OP_NEURON_MERGE, "neuron", keep, before_target, snap.merge_payload(keep, merged))

@@ -162,6 +162,14 @@ class Builder:
         self.view.stage(table, key, row)
         return row
 
+    def delete(self, table: str, key: KeyTuple) -> None:
+        """Stage the removal of the row with ``key`` (if it exists)."""
+        key = tuple(key)
+        known = self._changes.get((table, key))
+        before = known.before if known is not None else self.view.row(table, key)
+        self._changes[(table, key)] = RowChange(table, key, before, None)
+        self.view.stage(table, key, None)
+
     def emit(
         self,
         op: str,
