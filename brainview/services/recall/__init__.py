@@ -57,6 +57,7 @@ SEED_POOL = 50
 NEIGHBOURS_PER_REF = 5
 SEED_LEXICAL = 0.5
 SEED_SEMANTIC = 0.5
+SEED_SEMANTIC_MIN = 0.5
 
 
 def recall(
@@ -184,7 +185,8 @@ def _rank(
     for rid, _score, _m in found[:SEED_POOL]:
         seeds[rid] = SEED_LEXICAL * lexical[rid] / best_lex
     for rid, value in list(sem_scaled.items())[:SEED_POOL]:
-        seeds[rid] = seeds.get(rid, 0.0) + SEED_SEMANTIC * value
+        if value >= SEED_SEMANTIC_MIN:  # a weak neighbour in meaning seeds no walk
+            seeds[rid] = seeds.get(rid, 0.0) + SEED_SEMANTIC * value
     own = {r for r, v in seeds.items() if v > 0} | set(direct)
     for rid in direct:
         seeds[rid] = seeds.get(rid, 0.0) + 1.0
