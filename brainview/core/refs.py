@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from brainview.core.vocabulary import mark
+
 USER_REF = re.compile(r"\[user:([A-Za-z0-9_.:\-]{1,128})\]")
 
 RefStatus = Literal["live", "retired", "dangling"]
@@ -35,14 +37,14 @@ def name_refs(
     content: str, titles: dict[str, tuple[str, bool]], *, retired: str = "⊘ retired"
 ) -> str:
     """``content`` with each ``[user:id]`` replaced by ``⟦title⟧`` (``⟦title ⊘ retired⟧``
-    when retired, ``⟦id ✗ dangling⟧`` when ``titles`` — id → (title, live) — lacks it).
+    when retired, ``⟦id ↛ dangling⟧`` when ``titles`` — id → (title, live) — lacks it).
 
     ``retired`` is the mark for a retired neuron: ``⊘ retired``, as every legend reads."""
 
     def named(match: re.Match[str]) -> str:
         found = titles.get(match.group(1))
         if found is None:
-            return f"⟦{match.group(1)} ✗ dangling⟧"
+            return f"⟦{match.group(1)} {mark('dangling')}⟧"
         title, live = found
         return f"⟦{title}⟧" if live else f"⟦{title} {retired}⟧"
 

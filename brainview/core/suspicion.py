@@ -7,17 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from brainview.core.vocabulary import mark
+
 LIVE, CHALLENGED, INVALIDATED, RETIRED = "live", "challenged", "invalidated", "retired"
 QUARANTINED = "quarantined"
 """Never recalled, nothing else changed (:mod:`brainview.services.lifecycle`)."""
-MARK = {
-    LIVE: "● live",
-    CHALLENGED: "⚠ challenged",
-    QUARANTINED: "⊗ quarantined",
-    INVALIDATED: "⊘ invalidated",
-    RETIRED: "⊘ retired",
-}
-"""State labels that never rely on colour alone."""
+MARK = {state: mark(state) for state in (LIVE, CHALLENGED, QUARANTINED, INVALIDATED, RETIRED)}
+"""State labels that never rely on colour alone (glyphs from :mod:`brainview.core.vocabulary`)."""
 
 SUSPICION_KINDS = (
     "challenged",

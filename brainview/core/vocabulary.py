@@ -1,23 +1,93 @@
-"""One vocabulary for what a decision does: verdicts, grades, stances, review state.
+"""One vocabulary for the marks the console draws: one glyph, one meaning, one table.
 
-Defined once and used by every face that shows them (the triage panes, its
-notifications, the help legend), so ``strong`` always reads ``█ strong`` and an
-accepted proposal always reads ``✓ accepted``.  Verdict glyphs (✓ ✗ ↷) and grade
-glyphs (a bar whose height is the grade: ▁ ▃ ▅ █) never share a character, and
-neither shares one with the lifecycle marks (● live, ⚠ challenged, ⊘ invalidated,
-⊘ retired — :data:`brainview.services.lifecycle.MARK`).  Meaning never by colour alone.
+:data:`MARKS` is the table.  Every face that shows a verdict, a grade, a stance, a
+lesson's state or a queue flag takes its glyph from here, and the help legend
+(:data:`LEGEND`, :func:`legend_lines`) is generated from the same rows, so ``strong``
+always reads ``█ strong``, ``✓`` only ever means accepted and ``⚠`` only challenged.
+A test scans the console's sources for symbol glyphs that are not in the table.
+Meaning never by colour alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from brainview.core.grading import FIRE, GRADE_NAMES, MISS, STRONG, WEAK
 
-GRADE_GLYPH = {MISS: "▁", WEAK: "▃", FIRE: "▅", STRONG: "█"}
+
+@dataclass(frozen=True)
+class Mark:
+    """One glyph and the one thing it means."""
+
+    glyph: str
+    word: str
+    family: str
+
+
+MARKS: tuple[Mark, ...] = (
+    Mark("✓", "accepted", "verdicts"),
+    Mark("✗", "rejected", "verdicts"),
+    Mark("↷", "dismissed", "verdicts"),
+    Mark("↶", "undone", "verdicts"),
+    Mark("◌", "pending", "verdicts"),
+    Mark("█", "strong", "grades"),
+    Mark("▅", "fire", "grades"),
+    Mark("▃", "weak", "grades"),
+    Mark("▁", "miss", "grades"),
+    Mark("▲", "support", "stances"),
+    Mark("▼", "oppose", "stances"),
+    Mark("•", "annotate", "stances"),
+    Mark("○", "seen", "stances"),
+    Mark("●", "live", "lessons"),
+    Mark("⚠", "challenged", "lessons"),
+    Mark("⊗", "quarantined", "lessons"),
+    Mark("⊖", "invalidated", "lessons"),
+    Mark("⊘", "retired", "lessons"),
+    Mark("⤫", "overturned", "lessons"),
+    Mark("↧", "imported", "lessons"),
+    Mark("↛", "dangling", "lessons"),
+    Mark("↔", "contrasts", "lessons"),
+    Mark("▸", "marked", "queue"),
+    Mark("↻", "stale", "queue"),
+    Mark("⚑", "flagged", "queue"),
+    Mark("☣", "suspect", "queue"),
+    Mark("◷", "waiting", "queue"),
+    Mark("◉", "viewing", "queue"),
+    Mark("◆", "policy", "communities"),
+    Mark("⛨", "kept", "communities"),
+    Mark("↓", "let go", "communities"),
+    Mark("▽", "below threshold", "communities"),
+    Mark("∅", "none", "communities"),
+)
+"""Every mark the console draws (family order is the legend's order)."""
+
+GLYPH = {m.word: m.glyph for m in MARKS}
+"""A meaning's glyph: ``GLYPH["strong"] == "█"``."""
+
+
+def mark(word: str) -> str:
+    """``✓ accepted``: a meaning with its glyph (``KeyError`` for a word not in the table)."""
+    return f"{GLYPH[word]} {word}"
+
+
+def legend_lines() -> list[str]:
+    """The legend, one family a line: ``grades: █ strong · ▅ fire · ▃ weak · ▁ miss``."""
+    lines = []
+    for family in dict.fromkeys(m.family for m in MARKS):
+        words = " · ".join(f"{m.glyph} {m.word}" for m in MARKS if m.family == family)
+        lines.append(f"{family}: {words}")
+    return lines
+
+
+GRADE_GLYPH = {g: GLYPH[GRADE_NAMES[g]] for g in (MISS, WEAK, FIRE, STRONG)}
 """A grade as one character: the bar's height is the grade."""
 
-VERDICT_MARK = {"accept": "✓ accepted", "reject": "✗ rejected", "dismiss": "↷ dismissed"}
+VERDICT_MARK = {
+    "accept": mark("accepted"),
+    "reject": mark("rejected"),
+    "dismiss": mark("dismissed"),
+}
 """A verdict once taken (notifications, the proposal's status line)."""
 
 STATUS_MARK = {
@@ -27,16 +97,16 @@ STATUS_MARK = {
 }
 """A proposal's stored status as shown (``pending`` shows nothing)."""
 
-STANCE_MARK = {"support": "▲ support", "oppose": "▼ oppose", "annotate": "• annotate"}
+STANCE_MARK = {w: mark(w) for w in ("support", "oppose", "annotate")}
 """How a consulted reflection leaned on the proposal."""
 
-SEEN_MARK = "○ seen"
+SEEN_MARK = mark("seen")
 """A retrieved reflection the curator did not consult (it has no stance)."""
 
 NEVER_REVIEWED = "never reviewed"
 """A reflection with no card yet: no stability, no retrievability to show."""
 
-UNDO_MARK = "↶ undone"
+UNDO_MARK = mark("undone")
 
 
 def grade_label(grade: int | None) -> str:
@@ -59,9 +129,6 @@ def review_state(stability: float | None, retrievability: float | None) -> str:
     return f"S {stability:.1f}d · {r}"
 
 
-LEGEND = (
-    "verdicts: ✓ accepted · ✗ rejected · ↷ dismissed  |  grades: █ strong · ▅ fire · "
-    "▃ weak · ▁ miss  |  reflections: ● live · ⚠ challenged · ⊘ invalidated · ⊘ retired  |  "
-    "queue: ● marked · ⚠ stale or leaning on a non-live lesson · ☣ suspect"
-)
-"""The whole legend in one line (help, the triage screen's docstring)."""
+LEGEND = "  |  ".join(legend_lines())
+"""The whole legend in one line (the triage screen's docstring); help shows
+:func:`legend_lines`."""

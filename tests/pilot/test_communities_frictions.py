@@ -118,7 +118,7 @@ async def test_the_forecast_shows_where_it_crosses_the_threshold(demo, size) -> 
         text = screen_text(app)
         assert re.search(r"< 0\.70 on day \d+", text)
         if size == (120, 40):
-            assert re.search(r"▼ day \d+", text) and plot.size.height >= 12
+            assert re.search(r"▽ day \d+", text) and plot.size.height >= 12
 
 
 async def test_three_goes_to_the_clusters_from_a_reflection(demo) -> None:  # type: ignore[no-untyped-def]
@@ -185,4 +185,4 @@ async def test_an_invalidated_reflection_reads_as_the_legend_says(demo) -> None:
         card = app.screen.query_one(FsrsCard)
         assert card.detail is not None and card.detail.status is not None
         text = screen_text(app)
-        assert "⊘ invalidated" in text and "⚠ retired" not in text
+        assert "⊖ invalidated" in text and "⚠ retired" not in text

@@ -254,7 +254,7 @@ async def test_invalidated_reflection_is_shown_and_no_longer_graded(
             lifecycle.invalidate(p, [bad], reason="planted", actor="alice", now=DEMO_NOW)
         await pilot.press("j", "k")  # move away and back: the detail is read again
         await settle(pilot)
-        assert "⊘ invalidated" in screen_text(app)
+        assert "⊖ invalidated" in screen_text(app)
         await pilot.press("a")  # it leans on an invalidated lesson: asked first
         await settle(pilot)
         await pilot.press("y")

@@ -111,9 +111,9 @@ async def test_reflection_view_follows_another_process(demo) -> None:  # type: i
         assert left.scroll_y == 3
 
         await _cli(root, "invalidate", rid)
-        await _within(pilot, lambda: "⊘ invalidated" in _trail_text(app))
-        # The card says what the legend says: ⊘ invalidated, never "⚠ retired".
-        await _within(pilot, lambda: "· ⊘ invalidated" in _screen_text(app))
+        await _within(pilot, lambda: "⊖ invalidated" in _trail_text(app))
+        # The card says what the legend says: ⊖ invalidated, never "⚠ retired".
+        await _within(pilot, lambda: "· ⊖ invalidated" in _screen_text(app))
         assert "⚠ retired" not in _screen_text(app)
         trail = _trail_text(app)
         assert "invalidate by" in trail and "never challenged" not in trail
@@ -158,17 +158,17 @@ async def test_member_rows_follow_another_process(demo) -> None:  # type: ignore
         def cell() -> str:
             return table.get_cell(rid, "title").plain
 
-        assert members.members[2].state == "live" and not cell().startswith(("⊘", "⚠"))
+        assert members.members[2].state == "live" and not cell().startswith(("⊘", "⊖", "⚠"))
 
         await _cli(root, "invalidate", rid)
-        await _within(pilot, lambda: "⊘ invalidated" in _screen_text(app))
-        assert cell().startswith("⊘ invalidated ")
+        await _within(pilot, lambda: "⊖ invalidated" in _screen_text(app))
+        assert cell().startswith("⊖ invalidated ")
         assert members.members[2].state == "invalidated"
         assert table.cursor_row == 2 and screen.focused is table  # the cursor stays
 
         await _api(root, "reinstate", rid)
-        await _within(pilot, lambda: not cell().startswith("⊘"))
-        assert "⊘ invalidated" not in _screen_text(app) and members.members[2].state == "live"
+        await _within(pilot, lambda: not cell().startswith("⊖"))
+        assert "⊖ invalidated" not in _screen_text(app) and members.members[2].state == "live"
         assert table.cursor_row == 2
 
 

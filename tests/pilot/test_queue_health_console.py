@@ -84,7 +84,7 @@ async def test_overview_shows_the_alert(demo, size: tuple[int, int]) -> None:  #
         assert alert.display and len(alert.reasons) == 2
         shown = _screen_text(app)
         assert "pending proposal(s) waiting more than 7 days (oldest 10 days)" in shown
-        assert "⚠ queue grew by " in shown and " in 7 days: " in shown
+        assert "◷ queue grew by " in shown and " in 7 days: " in shown
 
 
 async def test_overview_hides_the_alert_when_healthy(demo) -> None:  # type: ignore[no-untyped-def]

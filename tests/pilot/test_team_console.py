@@ -327,7 +327,7 @@ async def test_a_page_that_lost_rows_is_patched_in_place_as_a_full_draw_would_sh
         assert got == want
         assert [str(k.value) for k in q.table.rows] == [r.id for r in new]
         assert q.current_id == on  # the cursor stayed on the proposal it was on
-        assert str(q.table.get_cell(new[3].id, "mark")).strip() == "⚠"
+        assert str(q.table.get_cell(new[3].id, "mark")).strip() == "↻"
 
 
 async def test_a_detail_read_again_redraws_only_the_panes_whose_text_changed(  # type: ignore[no-untyped-def]

@@ -102,14 +102,14 @@ async def test_invalidate_in_another_process_shows_within_the_poll(demo) -> None
                 break
         await settle(pilot)
         after = _pane(app)
-        assert "⊘ invalidated" in after and "not graded: invalidated" in after
+        assert "⊖ invalidated" in after and "not graded: invalidated" in after
         own = after[after.index(rid) :]
         assert own.index("not graded") < own.find("accept →") or "accept →" not in own
-        assert "⚠ leans on" in _pane(app, "#proposal")
+        assert "⚑ leans on" in _pane(app, "#proposal")
         row = next(r for r in app.screen.rows if r.id == pid)
         assert row.leans == ((rid, "invalidated"),)
         table = app.screen.query_one("#queue")
-        assert "⚠" in table.get_cell(pid, "mark").plain
+        assert "⚑" in table.get_cell(pid, "mark").plain
         # Accepting it asks first; escape writes nothing.
         await pilot.press("a")
         await settle(pilot)
@@ -278,10 +278,10 @@ async def test_real_spikuit_retiring_a_reflection_shows_within_the_poll(demo) ->
         assert done.returncode == 0, done.stderr
         for _ in range(40):
             await pilot.pause(0.1)
-            if "not graded" in _pane(app) and "⚠ leans on" in _pane(app, "#proposal"):
+            if "not graded" in _pane(app) and "⚑ leans on" in _pane(app, "#proposal"):
                 break
         await settle(pilot)
         after = _pane(app)
         own = after[after.index(rid) :]
         assert "not graded" in own, own[:300]
-        assert "⚠ leans on" in _pane(app, "#proposal")
+        assert "⚑ leans on" in _pane(app, "#proposal")

@@ -171,7 +171,7 @@ def test_reflection_detail_resolves_references(demo, now) -> None:  # type: igno
         assert d.card is None and d.history == [] and d.forecast.size == 0 and d.crossing is None
         with p.agent.read() as aconn:
             names = curves.titles(p, aconn, ["r-refs"])["r-refs"]
-        assert "✗ dangling⟧" in names and "⊘ retired⟧" in names and "[user:" not in names
+        assert "↛ dangling⟧" in names and "⊘ retired⟧" in names and "[user:" not in names
         full = curves.reflection_detail(p, info.reflection_ids[0], now, threshold=0.7)
         assert full.history and full.card is not None
         assert full.forecast.size == curves.FORECAST_DAYS + 1

@@ -332,7 +332,7 @@ def test_suspicion_and_state_marks_render_inert() -> None:
     rest = ALLOWED_CSI.sub("", out).replace("\n", "")
     assert not [c for c in rest if CONTROL.match(c) or unicodedata.category(c) == "Cf"]
     assert "☣ suspect (1)" in out and "⚠ challenged" in out and CLICK in rest
-    assert queue_flag(False, value).plain == "☣" and queue_flag(True, value).plain == "⚠"
+    assert queue_flag(False, value).plain == "☣" and queue_flag(True, value).plain == "↻"
     assert render_suspicion(None) is None and queue_flag(False, None).plain == " "
 
 

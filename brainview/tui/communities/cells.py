@@ -2,8 +2,9 @@
 
 Every string from the brain goes through :mod:`brainview.core.safe_text` into ``Text``
 objects (``DataTable`` parses plain strings as markup). Meaning never by colour alone:
-✓ strong / ✗ miss, ⛨ kept / ↓ let go, ⚠ below threshold; a reflection that is not live
-has its state before its title (⚠ challenged, ⊘ invalidated, ⊘ retired).
+█ strong / ▁ miss, ⛨ kept / ↓ let go, ▽ below threshold; a reflection that is not live
+has its state before its title (⚠ challenged, ⊖ invalidated, ⊘ retired); glyphs from
+:mod:`brainview.core.vocabulary`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rich.text import Text
 
 from brainview.core.community_label import SINGLETONS, shown_number
 from brainview.core.safe_text import one_line
+from brainview.core.vocabulary import GLYPH, mark
 from brainview.tui.widgets.suspicion import state_mark
 
 if TYPE_CHECKING:
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 
 ABOUT = "A community is a family of similar lessons that fire together."
 """The one line that says what a community is."""
-DECISION_MARK = {"rescue": "⛨ kept", "let_go": "↓ let go"}
+DECISION_MARK = {"rescue": mark("kept"), "let_go": mark("let go")}
 CLUSTER_COLUMNS = (
     ("#", "number", 3),
     ("typical lesson", "label", 0),
@@ -30,7 +32,7 @@ CLUSTER_COLUMNS = (
     ("skills", "skills", -1),
     ("R̄ now", "r", 5),
     ("low", "below", 3),
-    ("✓/✗", "grades", 7),
+    ("█/▁", "grades", 7),
     ("policy", "policy", 6),
 )
 """(label, key, width; 0 = takes what is left, −1 = a third of it, 17 to 30)."""
@@ -41,7 +43,7 @@ MEMBER_COLUMNS = (
     ("skill", "skill", 7),
     ("R now", "r", 5),
     ("S (d)", "s", 6),
-    ("✓/✗", "grades", 7),
+    ("█/▁", "grades", 7),
 )
 FADING_COLUMNS = (
     ("below in", "when", 9),
@@ -92,7 +94,7 @@ def _r(value: float | None) -> Text:
 
 
 def _grades(strong: int, miss: int) -> Text:
-    return Text(f"✓{strong} ✗{miss}" if strong or miss else "—")
+    return Text(f"{GLYPH['strong']}{strong} {GLYPH['miss']}{miss}" if strong or miss else "—")
 
 
 def shown(number: int) -> str:
@@ -106,7 +108,7 @@ def cluster_cells(
 ) -> tuple[Text, ...]:
     """One line of the communities list."""
     number = shown(row.number)
-    policy = f"◆ {len(row.policies)}" if row.policies else ""
+    policy = f"{GLYPH['policy']} {len(row.policies)}" if row.policies else ""
     spikuit = "—" if row.spikuit is None else f"#{row.spikuit[0]} {row.spikuit[1]:.0%}"
     cells = (
         Text(number, justify="right"),
@@ -161,7 +163,7 @@ def clusters_title(
     groups = total - (1 if isolated else 0)
     first = f"first {len(rows)} of " if len(rows) < total else ""
     alone = f" (+{isolated:,} isolated)" if isolated else ""
-    state = "" if data.fresh else " · ⚠ stale: graph changed since"
+    state = "" if data.fresh else f" · {mark('stale')}: graph changed since"
     return Text(
         f"{first}{groups:,} communities{alone} of {len(data.ids):,} reflections · "
         f"by {sort_name} · modularity {data.partition.modularity:.2f}{state}"

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import DataTable, Static
 
+from brainview.core.vocabulary import mark
 from brainview.tui.communities.cells import FADING_COLUMNS, fading_cells, fading_title
 from brainview.tui.communities.members import restate
 from brainview.tui.communities.tables import fit_columns
@@ -149,7 +150,9 @@ class FadingPane(Vertical):
 
         def done(decision_id: int) -> None:
             self.decisions = (*self.decisions, (decision_id, rid))
-            self.notify("⛨ kept: no pruning" if action == "rescue" else "↓ let go", timeout=2)
+            self.notify(
+                f"{mark('kept')}: no pruning" if action == "rescue" else mark("let go"), timeout=2
+            )
             self.table.action_cursor_down()
             self.load(threshold=threshold, days=days)
 

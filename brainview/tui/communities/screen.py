@@ -44,7 +44,7 @@ class CommunitiesScreen(Screen[None]):
 
     | Key | Action |
     |-----|--------|
-    | `f` | Clusters ↔ fading list |
+    | `f` | Clusters / fading list |
     | `o` | Cycle the sort order of clusters |
     | `enter`, `i` | Open the highlighted reflection |
     | `l` | Recall lessons for words or user neurons |
@@ -58,7 +58,7 @@ class CommunitiesScreen(Screen[None]):
 
     CSS_PATH = [STYLES / "communities.tcss"]
     BINDINGS = [
-        Binding("f", "toggle_view", "Fading", id="communities.fading", tooltip="Clusters ↔ fading"),
+        Binding("f", "toggle_view", "Fading", id="communities.fading", tooltip="Clusters / fading"),
         Binding("o", "sort", "Sort", id="communities.sort", tooltip="Size, weakest R, misses"),
         Binding("i", "inspect", "Inspect", id="communities.inspect", tooltip="Reflection view"),
         Binding(

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from brainview.core.vocabulary import legend_lines
+
 GUIDE = """\
 ## brainview in one minute
 
@@ -36,8 +38,8 @@ neurons you type, each with why (lexical match, spreading from the neurons, R no
 overturned it) and a suggested stance; `enter` opens one. Browsing is not logged and
 grades nothing.
 
-**Communities** (`{go.communities}`): clusters of lessons with size, skills, mean R, ✓/✗
-record and policy; `enter` on a member opens the **reflection view** (text with
+**Communities** (`{go.communities}`): clusters of lessons with size, skills, mean R, █/▁
+(strong/miss) record and policy; `enter` on a member opens the **reflection view** (text with
 references resolved, FSRS card, stability history, forgetting forecast, audit trail).
 `{communities.fading}` switches to the fading list (`{fading.rescue}` rescue,
 `{fading.let_go}` let go). On a reflection, a member, a fading row or (from the clusters
@@ -62,9 +64,13 @@ first while a change is still being written; in a text box it types or copies in
 `{app.quit}` quits at once. `ctrl+p` opens the command palette (type a reflection id or
 words to jump to it); `{help.close}` closes this help.
 
-Marks never rely on colour alone: ✓ accepted · ✗ rejected · ⚠ stale · ☣ suspect ·
-⊘ invalidated.
+Marks never rely on colour alone; each glyph has one meaning:
+
+{legend}
 """
+
+LEGEND_MD = "\n".join(f"- {line}" for line in legend_lines())
+"""The legend as a Markdown list, generated from the one table of marks."""
 
 _SLOT = re.compile(r"\{([a-z_]+\.[a-z_]+)\}")
 
@@ -103,4 +109,4 @@ def render_guide(effective: Mapping[str, str], text: str = GUIDE) -> str:
         keys = effective.get(match.group(1))
         return key_label(keys.split(",")[0]) if keys else match.group(1)
 
-    return _SLOT.sub(key_of, text)
+    return _SLOT.sub(key_of, text).replace("{legend}", LEGEND_MD)

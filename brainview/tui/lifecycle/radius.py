@@ -3,7 +3,7 @@ proposal (shown, not markable) and neighbour (invalidate / challenge it too).
 
 Every text from a brain is shown inert; ``[user:…]`` references read ``⟦title⟧`` like
 everywhere else (the stored text stays exact).  Marks never rely on colour: the box of
-each option reads ``✓`` (marked), blank, or ``–`` (not markable).
+each option reads ``▸`` (marked), blank, or ``–`` (not markable).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from textual.widgets.selection_list import Selection
 
 from brainview.core.refs import name_refs
 from brainview.core.safe_text import first_line, one_line, safe_text
+from brainview.core.vocabulary import GLYPH, STATUS_MARK
 from brainview.services.lifecycle import RETIRED
 from brainview.services.lifecycle.blast import BlastRadius, ProposalHit
 from brainview.tui.widgets.suspicion import state_mark
 
-STATUS_MARK = {"accepted": "✓ accepted", "rejected": "✗ rejected"}
 RETIRED_REF = "⊘ retired"
 """How a retired user neuron reads inside ``⟦…⟧`` (the legend's glyph)."""
 Titles = dict[str, tuple[str, bool]]
@@ -96,7 +96,7 @@ def radius_summary(radius: BlastRadius) -> Text:
 
 
 class MarkList(SelectionList[str]):
-    """A selection list whose box reads ``✓`` (marked), blank, or ``–`` (not markable),
+    """A selection list whose box reads ``▸`` (marked), blank, or ``–`` (not markable),
     so a mark never relies on colour alone."""
 
     def render_line(self, y: int) -> Strip:
@@ -108,6 +108,8 @@ class MarkList(SelectionList[str]):
             return strip
         if len(segments) < 2 or segments[1].text != ToggleButton.BUTTON_INNER:
             return strip
-        mark = "✓" if option.value in self._selected else ("–" if option.disabled else " ")
+        mark = (
+            GLYPH["marked"] if option.value in self._selected else ("–" if option.disabled else " ")
+        )
         segments[1] = Segment(mark, segments[1].style)
         return Strip(segments, strip.cell_length)

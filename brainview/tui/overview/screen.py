@@ -19,6 +19,7 @@ from textual.widgets import Header
 from brainview.tui.access import brainview_app
 from brainview.tui.footer import Footer
 from brainview.tui.overview.brain_pane import BrainPane
+from brainview.tui.overview.team_line import TeamLine
 from brainview.tui.overview.vitals import QueueAlert
 from brainview.tui.workers import WorkFailed, run_service
 
@@ -41,6 +42,7 @@ class OverviewScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield QueueAlert()
+        yield TeamLine()
         # Scrollable by keyboard: the whole page when the brains stack (narrow), each
         # brain's pane when they sit side by side.
         with ScrollableContainer(id="brains"):
@@ -77,6 +79,7 @@ class OverviewScreen(Screen[None]):
 
     def _show_stats(self, data: dict[str, Any]) -> None:
         self.query_one(QueueAlert).show(data.get("queue_health"))
+        self.query_one(TeamLine).show(data.get("team"))
         self.pane("user").show_stats(data["user"])
         agent = self.pane("agent")
         if data["agent"] is None:
@@ -100,11 +103,13 @@ class OverviewScreen(Screen[None]):
 def _stats(session: Session) -> dict[str, Any]:
     from brainview.services.metrics.queue_health import queue_health
     from brainview.services.metrics.stats import project_stats
+    from brainview.services.metrics.team import team_figures
 
     with session.project() as project:
         data = project_stats(project)
         health = queue_health(project, session.clock(), session.config.queue)
-    return data | {"queue_health": health.to_json()}
+        team = team_figures(project, session.config.two_person)
+    return data | {"queue_health": health.to_json(), "team": team}
 
 
 def _retention(session: Session) -> dict[str, RetentionSummary]:

@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from brainview.core.safe_text import one_line
+from brainview.core.vocabulary import GLYPH
 
 
 class Vitals(Static):
@@ -63,11 +64,11 @@ class Vitals(Static):
                     "\n",
                     (f"{p.get('pending', 0)}", "bold"),
                     " pending  ",
-                    (f"⚠ {p.get('stale', 0)}", "bold"),
+                    (f"{GLYPH['stale']} {p.get('stale', 0)}", "bold"),
                     " stale  ",
-                    (f"✓ {p.get('accepted', 0)}", "bold"),
+                    (f"{GLYPH['accepted']} {p.get('accepted', 0)}", "bold"),
                     "  ",
-                    (f"✗ {p.get('rejected', 0)}", "bold"),
+                    (f"{GLYPH['rejected']} {p.get('rejected', 0)}", "bold"),
                 )
             )
         else:
@@ -84,7 +85,7 @@ class Vitals(Static):
 
 
 class QueueAlert(Static):
-    """``⚠ 11 of 36 pending proposal(s) waiting more than 7 days (oldest 10 days)``."""
+    """``◷ 11 of 36 pending proposal(s) waiting more than 7 days (oldest 10 days)``."""
 
     DEFAULT_CSS = """
     QueueAlert {
@@ -109,5 +110,5 @@ class QueueAlert(Static):
         """Show ``health``'s reasons (``None`` or none: hide)."""
         self.reasons = [str(r) for r in (health or {}).get("reasons", [])]
         self.set_class(bool(self.reasons), "-alert")
-        lines = [f"⚠ {reason}" for reason in self.reasons]
+        lines = [f"{GLYPH['waiting']} {reason}" for reason in self.reasons]
         self.update(Text("\n".join(lines)))

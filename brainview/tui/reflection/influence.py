@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from brainview.core.safe_text import safe_text
+from brainview.core.vocabulary import GLYPH
 
 
 def render_influence(data: dict[str, Any] | None) -> RenderableType:
@@ -33,11 +34,11 @@ def render_influence(data: dict[str, Any] | None) -> RenderableType:
         f"{inf['sources']} source(s)\n"
     )
     if not data["signals"]:
-        out.append("✓ no suspicion signal", style="dim")
+        out.append("no suspicion signal", style="dim")
         return out
     out.append(f"suspicion {data['suspicion']:.1f} · rank {data['rank']:.1f}\n", style="bold")
     for sig in data["signals"]:
-        out.append("⚑ ", style="bold")
+        out.append(f"{GLYPH['flagged']} ", style="bold")
         out.append_text(safe_text(str(sig["reason"])))
         out.append("\n")
     out.rstrip()

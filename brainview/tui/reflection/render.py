@@ -3,8 +3,8 @@ references table and the FSRS card.
 
 The text is data: it is split on reference tokens and every piece goes through
 :func:`brainview.core.safe_text.safe_text` into ``Text`` (never markup). Marks do not
-rely on colour, and they are the legend's: ✓ live, ⊘ retired, ✗ dangling for the user
-neurons it cites; ⚠ challenged, ⊘ invalidated, ⊘ retired for the reflection itself.
+rely on colour, and they are the legend's: ● live, ⊘ retired, ↛ dangling for the user
+neurons it cites; ⚠ challenged, ⊖ invalidated, ⊘ retired for the reflection itself.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from rich.text import Text
 from brainview.core.fsrs_math import parse_ts
 from brainview.core.refs import USER_REF, UserRef
 from brainview.core.safe_text import ELLIPSIS, one_line, safe_text, truncate
+from brainview.core.vocabulary import GLYPH, mark
 from brainview.services.lifecycle import LIVE, MARK, RETIRED
 
 if TYPE_CHECKING:
@@ -26,15 +27,18 @@ if TYPE_CHECKING:
 
 TEXT_LIMIT = 4_000
 """Characters shown before the rest is folded away (``m`` shows all)."""
-REF_MARK = {"live": "✓", "retired": MARK[RETIRED], "dangling": "✗ dangling"}
+REF_MARK = {"live": GLYPH["live"], "retired": MARK[RETIRED], "dangling": mark("dangling")}
 STATE_NAMES = {0: "New", 1: "Learning", 2: "Review", 3: "Relearning"}
-DECISION_TEXT = {"rescue": "⛨ kept: schedule no pruning", "let_go": "↓ let go: may be pruned"}
+DECISION_TEXT = {
+    "rescue": f"{mark('kept')}: schedule no pruning",
+    "let_go": f"{mark('let go')}: may be pruned",
+}
 
 
 def _ref_inline(ref: UserRef | None, neuron_id: str) -> Text:
     """A reference token replaced by its target's title (status marked)."""
     if ref is None or ref.status == "dangling":
-        return Text(f"⟦{one_line(neuron_id, 40)} ✗ dangling⟧", style="bold strike")
+        return Text(f"⟦{one_line(neuron_id, 40)} {mark('dangling')}⟧", style="bold strike")
     title = one_line(ref.title, 50) or one_line(neuron_id, 40)
     if ref.status == "retired":
         return Text(f"⟦{title} {MARK[RETIRED]}⟧", style="bold italic")
@@ -134,12 +138,12 @@ def _crossing(d: ReflectionDetail) -> str:
     if d.crossing is None:
         return f"threshold {d.threshold:.2f}: no card, nothing to forecast"
     if d.crossing <= 0:
-        return f"⚠ already below {d.threshold:.2f}"
+        return f"{GLYPH['below threshold']} already below {d.threshold:.2f}"
     return f"falls below {d.threshold:.2f} in {d.crossing:.1f} d"
 
 
 def _state(d: ReflectionDetail) -> str:
-    """``● live``, ``⚠ challenged``, ``⊘ invalidated`` or ``⊘ retired`` (with when)."""
+    """``● live``, ``⚠ challenged``, ``⊖ invalidated`` or ``⊘ retired`` (with when)."""
     state = d.status.state if d.status is not None else (LIVE if d.neuron.live else RETIRED)
     mark = MARK.get(state, one_line(state, 20))
     if not d.neuron.live and d.neuron.retired_at:

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from brainview.core.safe_text import one_line, safe_text
+from brainview.core.vocabulary import GLYPH
 from brainview.tui.footer import Footer
 from brainview.tui.workers import WorkFailed, run_service
 
@@ -114,7 +115,7 @@ class SuspiciousScreen(Screen[None]):
                 safe_text(one_line(x.preview, 90)), key=x.id,
             )  # fmt: skip
         if self.suspects is not None and not self.suspects:
-            self._say(Text("✓ no lesson carries a suspicion signal"))
+            self._say(Text("no lesson carries a suspicion signal"))
         elif self.suspects is not None:
             self._show(0)
 
@@ -129,7 +130,7 @@ class SuspiciousScreen(Screen[None]):
         out = Text(f"{one_line(x.id, 40)} · influence {x.influence.score} · ", style="bold")
         out.append(f"suspicion {x.suspicion:.1f}\n")
         for sig in x.signals:
-            out.append("⚑ ")
+            out.append(f"{GLYPH['flagged']} ")
             out.append_text(safe_text(one_line(sig.reason, 300)))
             out.append("\n")
         out.rstrip()

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from brainview.core.safe_text import first_line
 from brainview.core.timestamps import parse_ts
+from brainview.core.vocabulary import GLYPH
 
 if TYPE_CHECKING:
     from brainview.services.review.queue import QueueRow
@@ -19,17 +20,17 @@ the rest."""
 
 
 def _flag(row: QueueRow) -> Text:
-    """⚠ stale, leaning on a non-live lesson or blast-flagged; ☣ other suspicion."""
+    """⚑ leaning on a non-live lesson or blast-flagged, ↻ stale, ☣ other suspicion."""
     if not row.suspicion:
-        return Text("⚠" if row.stale or row.leans else " ")
+        return Text(GLYPH["flagged"] if row.leans else GLYPH["stale"] if row.stale else " ")
     from brainview.tui.widgets.suspicion import queue_flag
 
     return queue_flag(bool(row.stale), row.suspicion, row.leans)
 
 
 def mark_cell(row: QueueRow, marked: bool) -> Text:
-    """``●`` when marked, then the flag: two characters in one column."""
-    return Text.assemble("●" if marked else " ", _flag(row))
+    """``▸`` when marked, then the flag: two characters in one column."""
+    return Text.assemble(GLYPH["marked"] if marked else " ", _flag(row))
 
 
 def age_label(created_at: str, now_ts: float) -> str:
@@ -42,7 +43,7 @@ def age_label(created_at: str, now_ts: float) -> str:
     return f"{int(age_s // 86400)}d"
 
 
-PRESENCE_MARK = "◉"
+PRESENCE_MARK = GLYPH["viewing"]
 """Before the summary of a proposal someone else is looking at (signed-in consoles)."""
 
 

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from brainview.core.held_back import grade_of
 from brainview.core.safe_text import one_line, safe_text
-from brainview.core.vocabulary import STANCE_MARK, grade_label
+from brainview.core.vocabulary import GLYPH, STANCE_MARK, grade_label
 
 if TYPE_CHECKING:
     from brainview.services.held_back import HeldBackItem, Lesson
@@ -35,7 +35,10 @@ EMPTY = (
 
 def row_cells(item: HeldBackItem) -> tuple[Text, Text, Text]:
     """The list's cells: state, kind and action, summary (plain text, never markup)."""
-    state = "✓ decided" if item.verdict else ("• in lane" if item.why else "  —")
+    if item.verdict:
+        state = VERDICT_NAMES.get(str(item.verdict.get("verdict")), "·")[:1] + " decided"
+    else:
+        state = f"{GLYPH['pending']} in lane" if item.why else "  —"
     return (
         Text(state),
         Text(f"{one_line(item.kind, 20)} · {one_line(item.action, 10)}"),

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from brainview.core.safe_text import one_line, safe_text
+from brainview.core.vocabulary import GLYPH
 
 if TYPE_CHECKING:
     from brainview.services.review.detail import ProposalDetail
@@ -59,7 +60,7 @@ def render_review_side(d: ProposalDetail) -> RenderableType:
     if not counter:
         out.append(Text("none: no member failed when used, no contrasting lesson", style="dim"))
     for c in counter:
-        mark = "✗ " if "miss" in c.why else "↔ "
+        mark = f"{GLYPH['miss']} " if "miss" in c.why else f"{GLYPH['contrasts']} "
         out.append(Text.assemble((mark, "bold"), one_line(c.reflection_id, 24)))
         out.append(Text("  " + one_line(c.why, 100), style="italic"))
         out.append(Text("  " + one_line(c.title, 120), style="dim"))

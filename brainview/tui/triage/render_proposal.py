@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from brainview.core.safe_text import first_line, one_line, safe_text
-from brainview.core.vocabulary import STATUS_MARK
+from brainview.core.vocabulary import GLYPH, STATUS_MARK
 
 if TYPE_CHECKING:
     from brainview.services.review.detail import ProposalDetail
@@ -65,7 +65,9 @@ def render_header(d: ProposalDetail) -> RenderableType:
     if d.status != "pending":
         lines.append(Text(STATUS_MARK.get(d.status, one_line(d.status, 20)), style="bold"))
     if d.stale:
-        lines.append(Text("⚠ stale: " + one_line(titled(d.stale, titles), 200), style="bold"))
+        lines.append(
+            Text(f"{GLYPH['stale']} stale: " + one_line(titled(d.stale, titles), 200), style="bold")
+        )
     from brainview.tui.widgets.suspicion import render_leans, render_suspicion
 
     if d.status == "pending" and d.agent_item is None:

@@ -21,6 +21,8 @@ from textual.widgets import Static
 
 from brainview.core.outcomes import result_word
 from brainview.core.safe_text import one_line, safe_text
+from brainview.core.vocabulary import GLYPH, GRADE_GLYPH, grade_label, mark
+from brainview.core.vocabulary import STATUS_MARK as VOCAB_STATUS
 from brainview.services.audit import AuditTrail
 from brainview.tui.widgets.suspicion import state_line, state_mark
 from brainview.tui.workers import WorkFailed, run_service
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
     from brainview.services.session import Session
 
 MAX_ROWS = 40
-GRADE_MARK = {1: "✗ miss", 2: "~ weak", 3: "✓ fire", 4: "✓✓ strong"}
-STATUS_MARK = {"pending": "… pending", "accepted": "✓ accepted", "rejected": "✗ rejected"}
+GRADE_MARK = {g: grade_label(g) for g in GRADE_GLYPH}
+STATUS_MARK = {"pending": mark("pending"), **VOCAB_STATUS}
 
 
 def _when(ts: str | None) -> str:
@@ -66,7 +68,7 @@ def _origin(t: AuditTrail) -> Text:
         return line
     if o.kind == "outcome":
         line = Text.assemble(
-            ("✗ written by a failed outcome", "bold"),
+            (f"{GLYPH['miss']} written by a failed outcome", "bold"),
             f" {one_line(o.proposal_id, 40)} · decision {one_line(o.decision_id, 24)}",
             f" by {one_line(o.actor, 40)} · {_when(o.at)}",
         )

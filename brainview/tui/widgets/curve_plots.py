@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from textual_plotext.plot import Plot
 
+from brainview.core.grading import GRADE_NAMES
+from brainview.core.vocabulary import GLYPH, GRADE_GLYPH
 from brainview.tui.widgets.throttled_plot import ThrottledPlot, downsample
 
 if TYPE_CHECKING:
     from brainview.services.communities.curves import HistoryPoint
 
 DECILES = [f"{i / 10:.1f}" for i in range(10)]
-GRADE_MARKERS = {1: ("✗", "miss"), 2: ("~", "weak"), 3: ("✓", "fire"), 4: ("◆", "strong")}
+GRADE_MARKERS = {g: (GRADE_GLYPH[g], GRADE_NAMES[g]) for g in GRADE_GLYPH}
 """Marker character and name per spike grade."""
 
 
@@ -116,7 +118,12 @@ class ForecastPlot(ThrottledPlot):
             plt.hline(threshold, color=THRESHOLD_COLOR)
             if crossing is not None and 0 < crossing < days:
                 plt.vline(crossing, color=CROSSING_COLOR)
-                plt.text(f"▼ day {crossing_day(crossing)}", crossing, high, color=CROSSING_COLOR)
+                plt.text(
+                    f"{GLYPH['below threshold']} day {crossing_day(crossing)}",
+                    crossing,
+                    high,
+                    color=CROSSING_COLOR,
+                )
             plt.ylim(low, high)
             plt.xlim(0, days)
             ticks = sorted({low, round((low + high) / 2, 1), high, round(threshold, 2)})

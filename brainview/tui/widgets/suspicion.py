@@ -1,7 +1,8 @@
 """Renderables for a reflection's lifecycle state and a proposal's suspicion flags.
 
 For the triage screen (proposal detail, queue flag column) and the reflection views.
-Marks never rely on colour alone: ``⚠ challenged``, ``⊘ invalidated``, ``☣ suspect``.
+Marks never rely on colour alone: ``⚠ challenged``, ``⊖ invalidated``, ``☣ suspect``
+(:mod:`brainview.core.vocabulary`).
 Every string from a brain goes through :mod:`brainview.core.safe_text`.
 """
 
@@ -19,14 +20,15 @@ from brainview.core.suspicion import (
     decode_suspicion,
     describe_flag,
 )
+from brainview.core.vocabulary import GLYPH
 
-SUSPECT_MARK = "☣"
+SUSPECT_MARK = GLYPH["suspect"]
 """Queue flag for a proposal carrying suspicion flags."""
 MAX_FLAGS = 8
 
 
 def state_mark(state: str | None) -> Text:
-    """``⚠ challenged`` / ``⊘ invalidated`` / ``⊘ retired`` (empty for live)."""
+    """``⚠ challenged`` / ``⊖ invalidated`` / ``⊘ retired`` (empty for live)."""
     if not state or state == LIVE:
         return Text("")
     style = "bold" if state in (CHALLENGED, INVALIDATED) else "dim"
@@ -47,19 +49,21 @@ def state_line(state: str | None, reason: str = "", actor: str | None = None) ->
 
 
 def queue_flag(stale: bool, suspicion: str | None, leans: tuple[object, ...] = ()) -> Text:
-    """The one-cell flag of a queue row: ``⚠`` when stale, when a consulted reflection
-    is not live now or a blast radius flagged it; else ``☣`` for other suspicion."""
+    """The one-cell flag of a queue row: ``⚑`` when a consulted reflection is not live
+    now or a blast radius flagged it; ``↻`` when stale; else ``☣`` for other suspicion."""
     flags = decode_suspicion(suspicion)
-    if stale or leans or any(f.get("kind") == "blast" for f in flags):
-        return Text("⚠")
+    if leans or any(f.get("kind") == "blast" for f in flags):
+        return Text(GLYPH["flagged"])
+    if stale:
+        return Text(GLYPH["stale"])
     return Text(SUSPECT_MARK if flags else " ")
 
 
 def render_leans(leans: list[tuple[str, str]]) -> Text | None:
-    """``⚠ leans on …``: the consulted reflections that are not live now (``None``: none)."""
+    """``⚑ leans on …``: the consulted reflections that are not live now (``None``: none)."""
     if not leans:
         return None
-    line = Text("⚠ leans on ", style="bold")
+    line = Text(f"{GLYPH['flagged']} leans on ", style="bold")
     for n, (rid, state) in enumerate(leans[:MAX_FLAGS]):
         line.append(", " if n else "")
         line.append(one_line(rid, 24))
