@@ -21,6 +21,12 @@ from brainview.commands.common import (
     now,
     open_project,
 )
+from brainview.core.community_label import (
+    UNCLUSTERED,
+    community_name,
+    partition_number,
+    shown_number,
+)
 from brainview.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -46,7 +52,7 @@ def community_dicts(project: Any, clock: Any, *, threshold: float, sort: str, li
     )
     out = [
         {
-            "community": r.number,
+            "community": shown_number(r.number),
             "label": r.label,
             "size": r.size,
             "skills": r.skills,
@@ -69,6 +75,11 @@ def community_dicts(project: Any, clock: Any, *, threshold: float, sort: str, li
     return out, total, facts
 
 
+def _listed(shown: int | None) -> str:
+    """``#3`` as the console numbers it; the isolated reflections by name, never ``#-1``."""
+    return UNCLUSTERED if shown is None else f"#{shown}"
+
+
 def _threshold(args: argparse.Namespace) -> float:
     return float(load_config(args).reflections.pruning_threshold)
 
@@ -86,7 +97,7 @@ def list_(args: argparse.Namespace) -> int:
         emit_json({"communities": rows, "count": len(rows), "total": total, **facts})
         return 0
     out = [
-        f"#{r['community']:<4} {r['size']:>5} members  "
+        f"{_listed(r['community']):<11} {r['size']:>5} members  "
         f"mean R={fmt_float(r['mean_retrievability'])} "
         f"strong {r['strong']:>3} miss {r['miss']:>3}  "
         f"{', '.join(f'{cell(k, 12)} {v}' for k, v in r['skills'].items())}  "
@@ -102,12 +113,15 @@ def show(args: argparse.Namespace) -> int:
     """One community's members, weakest first."""
     from brainview.services import communities
 
+    number = partition_number(str(args.number))
+    if number is None:
+        raise UsageError(f"N must be a community number from 1 or '{UNCLUSTERED}'")
     clock = now()
     with open_project(args) as project:
         data = _load(project, clock)
-        members, total = communities.member_rows(project, data, args.number, limit=args.limit)
+        members, total = communities.member_rows(project, data, number, limit=args.limit)
     if total == 0:
-        raise NotFoundError(f"no community {args.number} (or it has no live members)")
+        raise NotFoundError(f"no {community_name(number)} (or it has no live members)")
     rows = [
         {
             "id": m.id,
@@ -122,13 +136,15 @@ def show(args: argparse.Namespace) -> int:
         for m in members
     ]
     if args.json:
-        emit_json({"community": args.number, "members": rows, "count": len(rows), "total": total})
+        emit_json(
+            {"community": shown_number(number), "members": rows, "count": len(rows), "total": total}
+        )
         return 0
     out = [
         f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} R={fmt_float(r['retrievability'])} "
         f"S={fmt_float(r['stability']):>7} +{r['strong']} -{r['miss']}  {cell(r['title'], 60)}"
         for r in rows
     ]
-    out.append(f"{len(rows)} of {total} member(s) of community {args.number}")
+    out.append(f"{len(rows)} of {total} member(s) of {community_name(number)}")
     emit_lines(out)
     return 0

@@ -60,3 +60,27 @@ def shown_number(number: int) -> int | None:
     or more members count from 1 (the partition numbers them biggest first, so they
     come before every singleton); ``None`` for the isolated reflections."""
     return number + 1 if number >= 0 else None
+
+
+UNCLUSTERED = "unclustered"
+"""What a person types and reads for the isolated reflections (never ``#-1``)."""
+
+
+def community_name(number: object) -> str:
+    """``community #3`` for partition community 2; ``unclustered reflections`` for the
+    isolated ones; ``community ?`` for a value that is not a partition number."""
+    if isinstance(number, bool) or not isinstance(number, int):
+        return "community ?"
+    shown = shown_number(number)
+    return "unclustered reflections" if shown is None else f"community #{shown}"
+
+
+def partition_number(text: str) -> int | None:
+    """The partition number for what a person typed: ``3`` → 2, ``unclustered`` → -1;
+    ``None`` when it is neither a number from 1 nor ``unclustered``."""
+    word = text.strip().lower().lstrip("#")
+    if word == UNCLUSTERED:
+        return -1
+    if word.isdigit() and int(word) >= 1:
+        return int(word) - 1
+    return None

@@ -138,7 +138,7 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
         ),
         "reflect enable": (["reflect", "enable"], lambda d: d["enabled"] is True),
         "communities list": (["communities", "list"], lambda d: d["total"] > 1),
-        "communities show": (["communities", "show", "0"], lambda d: d["total"] > 1),
+        "communities show": (["communities", "show", "1"], lambda d: d["total"] > 1),
         "outcome report": (report, lambda d: d["lesson_id"] and d["grades"][0]["grade"] == 1),
         "outcome show": (["outcome", "show", "o-smoke"], lambda d: d["already_recorded"]),
         "outcome undo": (["outcome", "undo", "o-smoke"], lambda d: d["id"] == "o-smoke"),

@@ -22,6 +22,7 @@ from typing import Any
 from brainview import __version__
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
+from brainview.core.community_label import community_name
 from brainview.core.consolidation import Settings, contested, prune_candidate, shy_picks, tier_of
 from brainview.core.kinds import check_params
 from brainview.core.kinds_agent import MAX_POLICY_TEXT
@@ -142,7 +143,7 @@ def _shy(
 
 def _decay_item(st: AgentState, c: int, chunk: list, s: Settings, out: _Plan) -> None:  # type: ignore[type-arg]
     retired = sum(1 for _syn, to in chunk if to is None)
-    where = f"community #{c}" if c >= 0 else "reflections outside any community"
+    where = community_name(c) if c >= 0 else "reflections outside any community"
     why = (
         f"{len(chunk)} weak link(s) (weight < {s.weak_below:.2f}) in {where} join "
         f"reflections that have not fired for {s.stale_days}+ days. SHY scales them "
@@ -182,7 +183,10 @@ def _summarize(
     body = draft(people)[:MAX_POLICY_TEXT]
     r = [st.r_now[m] for m in members if st.r_now[m] is not None]
     mean_r = f"mean R {sum(r) / len(r):.2f}" if r else "no reviews yet"
-    why = f"Community #{c} ({len(members)} reflections, {mean_r}) has no current policy"
+    why = (
+        f"{community_name(c).capitalize()} ({len(members)} reflections, {mean_r}) "
+        "has no current policy"
+    )
     if previous:
         keep = len(set(st.policies[previous].live_targets) & set(members))
         why += f"; its previous policy {previous} covers only {keep} of them and is replaced"

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from brainview.core.community_label import community_name
 from brainview.core.safe_text import one_line
 
 SHOWN_PER_PHASE = 6
@@ -30,7 +31,7 @@ def _line(item: Any, titles: dict[str, str]) -> Text:
         head = f"prune {p['reflection']} (R {p.get('retrievability', 0):.2f})"
         title = titles.get(p["reflection"], "")
     elif item.kind == "summarize_community":
-        head = f"policy for community #{p.get('community')} · {len(p['members'])} lessons"
+        head = f"policy for {community_name(p.get('community'))} · {len(p['members'])} lessons"
         title = titles.get(p["members"][0], "") if p["members"] else ""
     elif item.kind == "retire_policy":
         head, title = f"retire policy {p['policy']}", titles.get(p["policy"], "")
