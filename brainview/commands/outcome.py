@@ -92,7 +92,7 @@ def show(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(data)
         return 0
-    emit_lines(_lines(data))
+    emit_lines(_lines(data, shown=True))
     return 0
 
 
@@ -120,8 +120,13 @@ def undo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lines(d: dict[str, Any]) -> list[str]:
-    head = "already recorded" if d["already_recorded"] else "recorded"
+def _lines(d: dict[str, Any], *, shown: bool = False) -> list[str]:
+    """``recorded: …`` (``already recorded`` when a retry found it; ``recorded at …``
+    when ``outcome show`` reads it back, which is no retry)."""
+    if shown:
+        head = f"recorded at {d['decided_at']}"
+    else:
+        head = "already recorded" if d["already_recorded"] else "recorded"
     fired = ", ".join(f"{cell(g['reflection'], 24)} {g['grade_name']}" for g in d["grades"])
     out = [
         f"{head}: {d['skill']} {d['result']} {cell(d['id'], 40)} (decision {d['decision_id']} "

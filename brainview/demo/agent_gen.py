@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +87,54 @@ def build_agent_brain(path: Path, spec: DemoSpec, info: DemoInfo) -> None:
     _cluster_edges(conn, spec, info, rng)
     _policies(conn, spec, info)
     everyone = info.reflection_ids + info.adversarial_ids
+    planted = set(info.adversarial_ids)
     for k, rid in enumerate(everyone):
         history = _spike_history(rng, rng.choice(PROFILES), spec.now, spec.history_days)
+        history = _after_creation(conn, rid, history, keep_created=rid in planted)
         _write_spikes(conn, rid, history, card_id=100_000 + k, session=f"use-{k % 25}")
     if spec.adversarial and n >= 20:
         _orphan_policy(conn, spec, info)
     _finish(conn)
+
+
+def _after_creation(
+    conn: sqlite3.Connection,
+    rid: str,
+    history: list[tuple[int, datetime]],
+    *,
+    keep_created: bool,
+) -> list[tuple[int, datetime]]:
+    """No lesson is used before it exists: a planted lesson (created days ago) keeps only
+    the uses after its creation; any other is dated an hour before its first use."""
+    (created_s,) = conn.execute("SELECT created_at FROM neuron WHERE id = ?", (rid,)).fetchone()
+    created = datetime.fromisoformat(created_s)
+    if keep_created:
+        return [(g, t) for g, t in history if t > created]
+    if history and history[0][1] < created:
+        earlier = _ts(history[0][1] - timedelta(hours=1))
+        conn.execute(
+            "UPDATE neuron SET created_at = ?, updated_at = ? WHERE id = ?", (earlier, earlier, rid)
+        )
+    return history
+
+
+def date_before_first_use(path: Path) -> int:
+    """After the demo's past decisions: a lesson a past decision graded before the
+    generator dated it is dated an hour before that first grade (no lesson is reviewed
+    before it was created).  Returns how many were re-dated."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT n.id, min(s.fired_at) FROM neuron n JOIN spike s ON s.neuron_id = n.id "
+            "GROUP BY n.id HAVING min(s.fired_at) < n.created_at"
+        ).fetchall()
+        for rid, first in rows:
+            earlier = _ts(datetime.fromisoformat(first) - timedelta(hours=1))
+            conn.execute("UPDATE neuron SET created_at = ? WHERE id = ?", (earlier, rid))
+        conn.commit()
+        return len(rows)
+    finally:
+        conn.close()
 
 
 def _insert(conn: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:

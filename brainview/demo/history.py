@@ -36,7 +36,7 @@ REASONS = (
 
 def seed_history(root: Path, spec: DemoSpec, info: DemoInfo) -> None:
     """Queue and decide the past proposals, then the past consolidation."""
-    from brainview.demo.agent_gen import demo_proposals
+    from brainview.demo.agent_gen import date_before_first_use, demo_proposals
     from brainview.services import intake, review
     from brainview.services.project import Project
 
@@ -65,6 +65,7 @@ def seed_history(root: Path, spec: DemoSpec, info: DemoInfo) -> None:
                 scheduler=sched,
             )  # fmt: skip
         _consolidation(project, spec, rng, sched)
+    date_before_first_use(root / ".spikuit" / "agent" / "circuit.db")
 
 
 def _consolidation(project: object, spec: DemoSpec, rng: random.Random, sched: Scheduler) -> None:
