@@ -34,7 +34,14 @@ from brainview.errors import (
     ReplacedError,
 )
 from brainview.store.brain_check import check_sqlite_file, translate_sqlite
-from brainview.store.connect import BUSY_TIMEOUT_S, busy_timeout, connect, file_identity, use_wal
+from brainview.store.connect import (
+    BUSY_TIMEOUT_S,
+    busy_timeout,
+    connect,
+    file_identity,
+    needs_mode_switch,
+    use_configured_mode,
+)
 from brainview.store.schema_guard import refuse_unsafe
 
 __all__ = ["BUSY_TIMEOUT_S", "Brain", "busy_timeout", "check_sqlite_file", "open_brain"]
@@ -89,8 +96,10 @@ class Brain:
         schema holds objects Spikuit never creates (triggers, views, …: see
         :mod:`brainview.store.schema_guard`; checked inside the transaction, so nothing
         can be added in between); re-checked after the commit, so a replacement during
-        the write is reported, never shown as done.  The file is switched to WAL here,
-        at its first write, not when it is opened.
+        the write is reported, never shown as done.  The file is switched to the journal
+        mode it is configured for (WAL unless its ``config.toml`` says ``[database]
+        journal_mode``: :mod:`brainview.store.journal`) here, at its first write, not
+        when it is opened.
         """
         if not self.writable:
             raise ReadOnlyError(f"{self.role} brain was opened read-only: {self.path}")
@@ -98,9 +107,9 @@ class Brain:
         try:
             with self.engine.connect() as conn:
                 raw = conn.connection.driver_connection
-                if raw.execute("PRAGMA journal_mode").fetchone()[0] != "wal":  # type: ignore[union-attr]
+                if needs_mode_switch(raw, self.path):  # type: ignore[arg-type]
                     refuse_unsafe(raw, self.path, self.role, self.identity)  # type: ignore[arg-type]
-                    use_wal(raw)  # type: ignore[arg-type]
+                    use_configured_mode(raw, self.path)  # type: ignore[arg-type]
                 with conn.begin():
                     self._refuse_if_moved()
                     self.refuse_unsafe_schema(conn)

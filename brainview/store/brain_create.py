@@ -17,10 +17,12 @@ from pathlib import Path
 
 from brainview.errors import ConflictError, ReadOnlyError
 from brainview.store.connect import SIDE_SUFFIXES
+from brainview.store.journal import configured_mode
 
 
 def create_empty(path: Path, ddl: str) -> None:
-    """Write a brain with ``ddl`` (WAL, as Spikuit leaves it) at ``path``, which must
+    """Write a brain with ``ddl`` at ``path`` in the journal mode its ``config.toml``
+    asks for (WAL by default, as Spikuit leaves it; :mod:`brainview.store.journal`), which must
     not exist (:class:`ConflictError` otherwise; nothing is left behind on error)."""
     parent = path.parent
     try:
@@ -31,7 +33,8 @@ def create_empty(path: Path, ddl: str) -> None:
     try:
         conn = sqlite3.connect(tmp)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
+            if configured_mode(path) == "wal":  # else the default rollback journal
+                conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(ddl)
             conn.commit()
         finally:

@@ -35,6 +35,7 @@ from brainview.errors import (
     ReadOnlyError,
     UsageError,
 )
+from brainview.store import journal
 from brainview.store.path_kind import MISSING, REGULAR, kind
 
 SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
@@ -136,11 +137,21 @@ def _prepare(conn: sqlite3.Connection, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def use_wal(conn: sqlite3.Connection) -> None:
-    """Switch the file to WAL (as Spikuit does) right before brainview's first write on
-    it, outside any transaction — never at open, so a decision that fails before it
-    writes a brain leaves that brain's journal mode as it was."""
-    conn.execute("PRAGMA journal_mode=WAL").fetchall()
+def use_configured_mode(conn: sqlite3.Connection, path: Path) -> bool:
+    """Switch the brain at ``path`` to the journal mode it is configured for (WAL unless
+    its ``config.toml`` says otherwise: :mod:`brainview.store.journal`) right before
+    brainview's first write on it, outside any transaction — never at open, so a decision
+    that fails before it writes a brain leaves that brain's journal mode as it was.
+    Returns whether the file is in WAL mode after."""
+    want = journal.configured_mode(path)
+    if journal.current_mode(conn) != want:
+        return journal.switch(conn, want) == "wal"
+    return want == "wal"
+
+
+def needs_mode_switch(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the brain's journal mode is not the one it is configured for."""
+    return journal.current_mode(conn) != journal.configured_mode(path)
 
 
 def connect(path: Path, *, write: bool, timeout: float) -> sqlite3.Connection:

@@ -40,7 +40,13 @@ from typing import Any
 from brainview.errors import ReplacedError
 from brainview.store import recall_index
 from brainview.store.brain_check import translate_sqlite
-from brainview.store.connect import busy_timeout, connect, file_identity, use_wal
+from brainview.store.connect import (
+    busy_timeout,
+    connect,
+    file_identity,
+    needs_mode_switch,
+    use_configured_mode,
+)
 from brainview.store.schema_guard import refuse_unsafe
 
 SLOTS = 4
@@ -169,9 +175,11 @@ class Handle:
         still current after (our writes never touch what it indexes)."""
         ours: Stamp | None = None
         with self._connection(write=True) as conn:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if needs_mode_switch(conn, self.path):
                 refuse_unsafe(conn, self.path, "agent", self.identity)
-                use_wal(conn)
+                # a brain configured for a rollback journal (``DELETE``) stays in it; what
+                # the stamps may rely on follows the mode the file is in now
+                self.wal = use_configured_mode(conn, self.path)
             conn.execute("BEGIN IMMEDIATE")
             was_current = self._current_in_write()  # the write lock is held now
             try:
