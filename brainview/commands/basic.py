@@ -93,6 +93,7 @@ def stats(args: argparse.Namespace) -> int:
         data["agent_metrics"] = _metrics(project, paths)
         data["reflection_writing"] = _writing(project)
         data["queue_health"] = _queue_health(project, paths)
+        data.update(_team(project, paths))
     if args.json:
         emit_json(data, sort_keys=True)
         return 0
@@ -121,6 +122,14 @@ def _queue_health(project, paths):  # type: ignore[no-untyped-def]
     from brainview.services.metrics.queue_health import queue_health
 
     return queue_health(project, now_utc(), load(paths.config_path).queue).to_json()
+
+
+def _team(project, paths):  # type: ignore[no-untyped-def]
+    """``two_person`` (approvals waiting for a second person) and ``agreement``."""
+    from brainview.config import load
+    from brainview.services.metrics.team import team_figures
+
+    return team_figures(project, load(paths.config_path).two_person)
 
 
 def _writing(project):  # type: ignore[no-untyped-def]
@@ -159,6 +168,9 @@ def _render_stats(data: dict) -> str:
     )
     for reason in (data.get("queue_health") or {}).get("reasons", []):
         lines.append(f"queue alert: {reason}")
+    from brainview.services.metrics.team import headline
+
+    lines += [one_line(line, 160) for line in headline(data)]
     writing = data.get("reflection_writing")
     if writing and not writing["enabled"]:
         why = f": {one_line(writing['reason'], 60)}" if writing.get("reason") else ""

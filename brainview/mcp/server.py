@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "`inspect_reflection`. Tutor and QABot report whether a hint or answer worked with "
     "`report_outcome`. When lessons make you withdraw or rewrite a draft, say so with "
     "`report_held_back`. `queue_health` says whether the maintainers keep up (stale or "
-    "growing queue): then propose fewer, better changes. Read the resource "
+    "growing queue): then propose fewer, better changes. `approvals` lists what waits "
+    "for a second maintainer (the two-person rule) and their agreement. Read the resource "
     "brainview://docs/curator.md for the whole loop."
 )
 

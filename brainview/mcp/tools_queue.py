@@ -102,3 +102,19 @@ def queue_health(call: Call) -> dict[str, Any]:
     with call.project() as project:
         project.require_agent()
     return metrics_queue_health.health_at(call.paths, call.now)
+
+
+@tool(title="Approvals and agreement", read_only=True, idempotent=True)
+def approvals(call: Call) -> dict[str, Any]:
+    """What waits for a second maintainer under the two-person rule, and how often they agree.
+
+    Returns {two_person: {enabled, rules, prune_above, agreement_sample, waiting,
+    approvals: [{vote_id, subject, kind, verdict, voted_by, at, rule, reason,
+    reflections, waiting}]}, agreement: {overall, by_kind, by_person: {items, agreed,
+    share_agreed, raters, method (cohen_kappa | krippendorff_alpha), value}}}. A proposal
+    listed here is not decided yet: nothing it proposes has happened. A project without
+    an agent brain yet is `not_found`.
+    """
+    from brainview.services.metrics.team import team_at
+
+    return team_at(call.paths)

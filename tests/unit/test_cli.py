@@ -120,6 +120,8 @@ def test_stats_json_shape_and_rows(demo) -> None:  # type: ignore[no-untyped-def
         "agent_metrics",
         "reflection_writing",
         "queue_health",
+        "two_person",
+        "agreement",
     }
     assert data["reflection_writing"]["enabled"] is True
     metrics = data["agent_metrics"]

@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Implementation(name="curator-test", version="1.0")
 TOOLS = {
     "recall", "propose", "decisions_since", "inspect_reflection", "report_outcome",
-    "report_held_back", "queue_health",
+    "report_held_back", "queue_health", "approvals",
 }  # fmt: skip
-READ_ONLY_TOOLS = {"decisions_since", "inspect_reflection", "queue_health"}
+READ_ONLY_TOOLS = {"decisions_since", "inspect_reflection", "queue_health", "approvals"}
 GUIDE_URI = "brainview://docs/curator.md"
 SCHEMA_URI = "brainview://schema/proposal.schema.json"
 
@@ -430,6 +430,7 @@ def test_read_tools_and_dry_run_write_nothing(make_demo) -> None:  # type: ignor
         data(await s.call_tool("inspect_reflection", {"reflection_id": refl[0]}))
         data(await s.call_tool("inspect_reflection", {"reflection_id": info.policy_ids[0]}))
         data(await s.call_tool("queue_health", {}))
+        assert data(await s.call_tool("approvals", {}))["two_person"]["waiting"] == 0
         dry = note("prop-dry", users[0], [refl[0]])
         assert data(await s.call_tool("propose", {"proposals": dry, "dry_run": True}))["count"]
         error(await s.call_tool("propose", {"proposals": {"kind": "x"}}))

@@ -243,3 +243,32 @@ def test_the_cli_shows_and_withdraws_an_open_approval(demo) -> None:  # type: ig
     out = cli("proposals", "withdraw", pid, "-C", str(root), "--decider", "bob")
     assert out.returncode == 0, out.stderr
     assert "withdrew ada's approval" in out.stdout
+
+
+def test_stats_json_reports_waiting_approvals_and_agreement(demo) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    root, info = demo
+    a, b = fresh(info)[:2]
+    kinds = sorted({_kind(root, a), _kind(root, b)})
+    (root / ".spikuit" / "brainview.toml").write_text(
+        f"[two_person]\nenabled = true\nrules = {json.dumps(kinds)}\n"
+    )
+    for argv in (
+        ("accept", a, "--decider", "ada"),
+        ("accept", b, "--decider", "ada"),
+        ("accept", a, "--decider", "bob"),
+        ("reject", b, "--decider", "bob"),
+    ):
+        out = cli("proposals", *argv, "-C", str(root))
+        assert out.returncode == 0, out.stderr
+    out = cli("stats", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["two_person"]["enabled"] and data["two_person"]["waiting"] == 0
+    overall = data["agreement"]["overall"]
+    # ada accepted both; bob accepted one, rejected one: 1 of 2 agreed, κ 0 (ada never varies)
+    assert overall["items"] == 2 and overall["agreed"] == 1 and overall["value"] == 0.0
+    assert set(data["agreement"]["by_person"]) == {"ada", "bob"}
+    text = cli("stats", str(root))
+    assert "agreement: 1 of 2 agreed, κ 0.00 (ada, bob)" in text.stdout
