@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 from brainview.core.grading import STANCES, grade_for
 from brainview.core.params import ParamError
+from brainview.core.refs import format_ref
 from brainview.core.safe_text import clean
 from brainview.core.text_rules import text_problem
 
@@ -54,8 +55,18 @@ AS_DECISION: dict[str, Literal["accept", "reject"]] = {
 }
 """A verdict graded as the proposal verdict it amounts to."""
 KEYS = frozenset(
-    {"id", "action", "draft", "rewritten_as", "recall", "lessons", "reason", "skill", "runtime",
-     "confidence"}
+    {
+        "id",
+        "action",
+        "draft",
+        "rewritten_as",
+        "recall",
+        "lessons",
+        "reason",
+        "skill",
+        "runtime",
+        "confidence",
+    }
 )
 MAX_ID = 128
 MAX_REASON = 2_000
@@ -182,6 +193,32 @@ def new_id() -> str:
 def proposal_id_for(held_back_id: str) -> str:
     """The id its draft is queued under when it should have been proposed."""
     return f"p-{held_back_id}"
+
+
+def overruled_lesson(
+    held_back_id: str,
+    kind: str,
+    summary: str,
+    neurons: list[str],
+    rationale: str,
+    reason: str | None,
+    opposing: list[str],
+) -> str:
+    """The lesson a "should have been proposed" verdict writes: what was held back, in
+    the curator's and the maintainer's words, and which lessons were wrong about it — so
+    the next draft like it recalls a lesson on its side, as a rejection writes one
+    against (no negation next to the action's words: recall reads it as support)."""
+    lines = [f"Accepted on review after the curator held it back ({held_back_id}, {kind}): "
+             f"{summary}"]  # fmt: skip
+    if neurons:
+        lines.append("User neurons: " + " ".join(format_ref(n) for n in neurons))
+    lines.append(f"Curator rationale: {rationale.strip() or '(none given)'}")
+    why = (reason or "").strip() or "no reason given"
+    lines.append(f"Maintainer: should have been proposed — {why}")
+    if opposing:
+        wrong = ", ".join(opposing)
+        lines.append(f"Held back by lessons that were wrong about this case: {wrong}")
+    return "\n".join(lines)
 
 
 def grade_of(verdict: str, stance: str) -> int | None:

@@ -146,9 +146,34 @@ def stance(
         return "annotate", (
             f"written when a {kind} proposal on other neurons was rejected; matches only {share}"
         )
+    if provenance is not None and provenance.verdict == "accept" and provenance.kind == kind:
+        return _same_kind_accept(kind, draft_refs, provenance, cited, words)
     if kind is None:
         return "annotate", "free text: no action to judge"
     return _by_text(text, kind, synapse_type, reject_cues=not rejection)
+
+
+def _same_kind_accept(
+    kind: str,
+    draft_refs: Iterable[str],
+    provenance: Provenance,
+    cited: Iterable[str],
+    words: float | None,
+) -> tuple[str, str]:
+    """A lesson written when a ``kind`` draft was accepted supports a draft of that kind
+    on the same neurons, or one matching ``SAME_KIND_OVERLAP`` of its words; about
+    another case of the kind, it only annotates (the mirror of a rejection's rule: the
+    simulation measured "accepted once" lessons letting sibling mistakes through)."""
+    if set(draft_refs) & (set(provenance.refs) | set(cited)):
+        return "support", f"written when a {kind} draft on the same neurons was accepted"
+    if words is None:
+        return "support", f"written when a {kind} draft was accepted"
+    share = f"{round(100 * words)} % of the draft's words"
+    if words >= SAME_KIND_OVERLAP:
+        return "support", f"written when a {kind} draft was accepted; matches {share}"
+    return "annotate", (
+        f"written when a {kind} draft on other neurons was accepted; matches only {share}"
+    )
 
 
 def _by_text(

@@ -81,7 +81,7 @@ class SessionHeldBack:
         with self.project(write_agent=True) as project:
             return held_back.decide(
                 project, held_back_id, verdict, decider=self.decider, now=self.clock(),
-                reason=reason,
+                reason=reason, write_lesson=self.config.review.write_reflections,
             )  # fmt: skip
 
     def undo_held_back(self, ident: str) -> dict[str, Any]:

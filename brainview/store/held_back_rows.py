@@ -42,7 +42,7 @@ HELD_BACK_DDL = (
     """CREATE TABLE IF NOT EXISTS brainview_held_back_verdict (
         decision_id TEXT PRIMARY KEY, held_back_id TEXT NOT NULL, verdict TEXT NOT NULL,
         reason TEXT, decider TEXT NOT NULL, decided_at TEXT NOT NULL,
-        proposal_id TEXT, undone_at TEXT, undone_by TEXT)""",
+        proposal_id TEXT, undone_at TEXT, undone_by TEXT, new_reflection_id TEXT)""",
     "CREATE INDEX IF NOT EXISTS ix_bv_held_back_verdict "
     "ON brainview_held_back_verdict(held_back_id)",
 )
@@ -64,6 +64,11 @@ def ensure(conn: Connection) -> None:
     }
     if "confidence" not in have:  # reported before the curator could say how sure it was
         conn.exec_driver_sql(f"ALTER TABLE {HELD_BACK} ADD COLUMN confidence REAL")
+    have = {
+        str(r[0]) for r in conn.exec_driver_sql(f"SELECT name FROM pragma_table_info('{VERDICTS}')")
+    }
+    if "new_reflection_id" not in have:  # decided before a verdict wrote a lesson
+        conn.exec_driver_sql(f"ALTER TABLE {VERDICTS} ADD COLUMN new_reflection_id TEXT")
 
 
 def has_tables(conn: Connection) -> bool:

@@ -115,14 +115,20 @@ def held_verdict_counts(raw: sqlite3.Connection, ids: Sequence[str] | None) -> C
 
 
 def written_by_decision(raw: sqlite3.Connection, ids: Sequence[str] | None) -> Counts:
-    """Reflections a standing decision or outcome wrote (``attested``: 1): their text is
-    a recorded verdict's, not an unrecorded write into the brain."""
-    if "brainview_decision" not in tables(raw):
+    """Reflections a standing decision, outcome or held-back verdict wrote (``attested``:
+    1): their text is a recorded verdict's, not an unrecorded write into the brain."""
+    have, parts = tables(raw), []
+    if "brainview_decision" in have:
+        parts.append("SELECT new_reflection_id AS rid FROM brainview_decision "
+                     "WHERE new_reflection_id IS NOT NULL AND undone_at IS NULL")  # fmt: skip
+    if VERDICTS in have and any(
+        c == "new_reflection_id" for (_i, c, *_r) in raw.execute(f"PRAGMA table_info({VERDICTS})")
+    ):
+        parts.append(f"SELECT new_reflection_id AS rid FROM {VERDICTS} "
+                     "WHERE new_reflection_id IS NOT NULL AND undone_at IS NULL")  # fmt: skip
+    if not parts:
         return {}
-    sql = (
-        "SELECT rid, COUNT(*) FROM (SELECT new_reflection_id AS rid FROM brainview_decision "
-        "WHERE new_reflection_id IS NOT NULL AND undone_at IS NULL) WHERE {where} GROUP BY rid"
-    )
+    sql = f"SELECT rid, COUNT(*) FROM ({' UNION ALL '.join(parts)}) WHERE {{where}} GROUP BY rid"
     return _grouped(raw, sql, ids, ("attested",))
 
 

@@ -76,7 +76,8 @@ def neighbours(
 def provenance(
     conn: sqlite3.Connection, tables: frozenset[str], ids: list[str]
 ) -> dict[str, Provenance]:
-    """The standing decision that wrote each of ``ids`` (a rejection or an outcome's lesson).
+    """The standing decision that wrote each of ``ids`` (a rejection or an outcome's lesson,
+    or a held-back draft judged "should have been proposed": an ``accept`` of its kind).
 
     ``tables`` is what the brain held when it was opened; brainview's tables may have
     been created since (a long-running process's first proposal), so they are looked up
@@ -93,7 +94,38 @@ def provenance(
             chunk,
         ):
             out[str(rid)] = Provenance(str(verdict), str(kind), _refs(params_json))
+    for rid, kind, draft_json in _verdict_lessons(conn, ids):
+        out.setdefault(rid, Provenance("accept", kind, _draft_refs(draft_json)))
     return out
+
+
+def _verdict_lessons(conn: sqlite3.Connection, ids: list[str]) -> list[tuple[str, str, object]]:
+    """``(lesson, kind, draft_json)`` of the lessons standing "should have been proposed"
+    verdicts wrote (an accept of the held-back draft), where the table has the column."""
+    cols = {str(r[1]) for r in conn.execute("PRAGMA table_info(brainview_held_back_verdict)")}
+    if "new_reflection_id" not in cols:
+        return []
+    out = []
+    for chunk, marks in _chunks(ids):
+        out += [
+            (str(rid), str(kind), draft)
+            for rid, kind, draft in conn.execute(
+                "SELECT v.new_reflection_id, h.kind, h.draft_json FROM brainview_held_back_verdict "
+                "v JOIN brainview_held_back h ON h.id = v.held_back_id WHERE v.undone_at IS NULL "
+                f"AND v.new_reflection_id IN ({marks})",
+                chunk,
+            )
+        ]
+    return out
+
+
+def _draft_refs(draft_json: object) -> tuple[str, ...]:
+    try:
+        draft: Any = json.loads(str(draft_json))
+    except ValueError:
+        return ()
+    params = draft.get("params") if isinstance(draft, dict) else None
+    return _refs(json.dumps(params)) if isinstance(params, dict) else ()
 
 
 def _present(conn: sqlite3.Connection, names: set[str]) -> set[str]:

@@ -109,8 +109,14 @@ def test_should_have_proposed_queues_grades_miss_and_undoes_exactly(demo) -> Non
         assert undone["decision_id"] == got["decision_id"] and undone["rows_restored"] > 0
     after = (dump(agent_db(root), skip=set()), dump(user_db(root), skip=set()))
     changed = {t for t in before[0] if before[0][t] != after[0].get(t)}
-    assert changed <= {"brainview_held_back_verdict", "brainview_effect", "sqlite_sequence"}
+    # the lesson the verdict wrote is gone; Spikuit's change log only grows (its add, then
+    # the undo's delete)
+    assert changed <= {"brainview_held_back_verdict", "brainview_effect", "sqlite_sequence",
+                       "changeset", "event"}  # fmt: skip
+    assert all(before[0][t] == after[0][t] for t in ("neuron", "synapse", "spike"))
     assert before[1] == after[1]
+    ops = [o for (o,) in sql(agent_db(root), "SELECT op FROM event ORDER BY rowid DESC LIMIT 20")]
+    assert "neuron.delete" in ops and "neuron.add" in ops
     (row,) = sql(agent_db(root), "SELECT undone_at, undone_by FROM brainview_held_back_verdict")
     assert row[0] is not None
 

@@ -81,3 +81,36 @@ def test_a_table_from_before_the_column_gains_it(demo) -> None:  # type: ignore[
         for (c,) in sql(agent_db(root), "SELECT name FROM pragma_table_info('brainview_held_back')")
     ]
     assert cols[-1] == "confidence"
+
+
+def test_should_have_proposed_writes_a_lesson_on_the_drafts_side(demo) -> None:  # type: ignore[no-untyped-def]
+    """The verdict writes a lesson as a rejection does (the draft, the maintainer's reason,
+    the lessons that were wrong), attested by the verdict, read by recall as an accept of
+    the draft's kind; ``write_reflections = false`` writes none."""
+    from brainview.config import Config, ReviewConfig
+    from brainview.services.influence import influence_many
+    from brainview.services.project import Project
+    from brainview.store.discovery import discover
+    from brainview.store.recall_graph import provenance
+    from brainview.store.rows import driver
+
+    root, _ = demo
+    users, refl = live(root)
+    with session(root) as s:
+        s.report_held_back(report("hb-l", users[0], [refl[0]], confidence=0.5))
+        got = s.decide_held_back("hb-l", "should_have_proposed", "a quiz is worth it")
+    rid = got["new_reflection_id"]
+    ((content, kind),) = sql(agent_db(root), "SELECT content, type FROM neuron WHERE id = ?", rid)
+    assert kind == "reflection" and content.startswith("Accepted on review")
+    assert "a quiz is worth it" in content and refl[0] in content
+    links = sql(agent_db(root), "SELECT post FROM synapse WHERE pre = ?", rid)
+    assert links == [(refl[0],)]
+    with Project.open(discover(root)) as project, project.require_agent().read() as conn:
+        raw = driver(conn)
+        assert influence_many(raw, [rid])[rid].attested == 1
+        prov = provenance(raw, frozenset(), [rid])[rid]
+    assert (prov.verdict, prov.kind) == ("accept", "note")
+    cfg = Config(review=ReviewConfig(write_reflections=False))
+    with session(root, cfg=cfg) as s:
+        s.report_held_back(report("hb-m", users[1], [refl[1]]))
+        assert s.decide_held_back("hb-m", "should_have_proposed")["new_reflection_id"] is None

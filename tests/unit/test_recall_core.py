@@ -74,6 +74,8 @@ def test_spreading_is_bounded() -> None:
         ("anything at all", "add_synapse", None, Provenance("reject", "merge_neurons", ("n-1",)),
          "annotate"),
         ("anything at all", "add_synapse", None, Provenance("accept", "add_synapse", ("n-1",)),
+         "support"),
+        ("anything at all", "add_synapse", None, Provenance("accept", "merge_neurons", ("n-1",)),
          "annotate"),
     ],
 )  # fmt: skip
@@ -171,3 +173,27 @@ def test_postings_update_and_bm25() -> None:
     ranked = recall_postings.bm25(idx, list(stems.values()), arrays, None, 10)
     assert [r for r, _s, _m in ranked] == [2]
     assert recall_postings.bm25(idx, [], arrays, "tutor", 10) == []
+
+
+@pytest.mark.parametrize(
+    ("refs", "words", "want", "why"),
+    [
+        (("n-1",), 0.1, "annotate", "on other neurons was accepted; matches only 10 %"),
+        (("n-1",), 0.3, "support", "was accepted; matches 30 %"),
+        (("n-7",), 0.0, "support", "on the same neurons was accepted"),
+        (("n-1",), None, "support", "merge_neurons draft was accepted"),
+    ],
+)  # fmt: skip
+def test_same_kind_accept_supports_only_on_its_neurons_or_words(
+    refs: tuple[str, ...], words: float | None, want: str, why: str
+) -> None:
+    """A lesson a "should have been proposed" verdict wrote (an accept of its kind) is the
+    mirror of a rejection's: about another case of the kind, it only annotates, so it
+    does not wave a sibling mistake through."""
+    text = (
+        "Accepted on review after the curator held it back (hb-1, merge_neurons): merge "
+        "[user:n-7] into [user:n-8]\nMaintainer: should have been proposed — copies"
+    )
+    prov = Provenance("accept", "merge_neurons", ("n-7", "n-8"))
+    got = recall_rank.stance(text, "merge_neurons", None, refs, prov, words=words)
+    assert got[0] == want and why in got[1]

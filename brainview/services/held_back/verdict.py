@@ -11,6 +11,9 @@ flushed under the verdict's decision id):
   gone since is refused naming the field) and suspicion flags; its lessons are graded
   as if the draft had been accepted (an opposing lesson *miss*, a supporting one
   *strong*) and left out of the queued proposal's ``consulted`` (graded once, here);
+  and, as a rejection writes a lesson against, it writes one on the draft's side
+  (:func:`brainview.core.held_back.overruled_lesson`, linked to the lessons it graded),
+  so the next draft like it recalls a lesson that says it was wanted;
 * **rightly held back** — the lessons graded as if it had been rejected (opposing
   *strong*, supporting *miss*); nothing is queued.
 
@@ -31,18 +34,21 @@ from typing import Any
 from fsrs import Scheduler
 
 from brainview.core import fsrs_math
-from brainview.core.held_back import check_verdict, grade_of, proposal_id_for
+from brainview.core.held_back import check_verdict, grade_of, overruled_lesson, proposal_id_for
 from brainview.core.params import ParamError
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services import intake, text_guard
+from brainview.services.audit import agent_log
 from brainview.services.project import Project
 from brainview.services.review.call import DEFAULT_SCHEDULER
+from brainview.services.review.one import REFLECTION_LINK_WEIGHT
 from brainview.store import held_back_rows as rows
 from brainview.store.brain_check import translate_sqlite
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.clock_floor import not_before_last
-from brainview.store.decision_rows import fire_listed
+from brainview.store.decision_rows import Fired, fire_listed
 from brainview.store.effects import EffectLog, revert_effects
+from brainview.store.era import Era
 from brainview.store.proposal_rows import CONSULT_COLUMNS, PROPOSAL_COLUMNS
 from brainview.store.rows import Row
 
@@ -60,8 +66,12 @@ def decide(
     now: datetime,
     reason: str | None = None,
     scheduler: Scheduler | None = None,
+    write_lesson: bool = True,
 ) -> dict[str, Any]:
-    """Record a verdict (module docstring); returns what it did as plain JSON."""
+    """Record a verdict (module docstring); returns what it did as plain JSON.
+
+    ``write_lesson``: "should have been proposed" writes a lesson on the draft's side
+    (the ``[review] write_reflections`` switch, as a rejection's lesson)."""
     try:
         name = check_verdict(verdict)
     except ParamError as err:
@@ -98,12 +108,15 @@ def decide(
                 lambda stance: f"{stance}: no event", at, scheduler or DEFAULT_SCHEDULER,
             )  # fmt: skip
             pid = batch[0].id if batch else None
+            new_id = None
+            if batch and write_lesson:
+                new_id = _write_lesson(log, agent.era, row, batch[0], reason, decider, at, fired)
             rows.insert_verdict(
                 conn,
                 {
                     "decision_id": decision_id, "held_back_id": held_back_id, "verdict": name,
                     "reason": reason, "decider": decider, "decided_at": at_s,
-                    "proposal_id": pid,
+                    "proposal_id": pid, "new_reflection_id": new_id,
                 },
             )  # fmt: skip
             log.flush(decision_id)
@@ -112,6 +125,7 @@ def decide(
     return {
         "held_back_id": held_back_id, "decision_id": decision_id, "verdict": name,
         "decider": decider, "decided_at": at_s, "reason": reason, "proposal_id": pid,
+        "new_reflection_id": new_id,
         "grades": [{"reflection": r, "stance": s, "grade": g} for r, s, g in fired.grades],
         "skipped": [{"reflection": r, "why": why} for r, why in fired.skipped],
     }  # fmt: skip
@@ -134,6 +148,11 @@ def undo(project: Project, ident: str, *, actor: str, now: datetime) -> dict[str
             did = str(found["decision_id"])
             at = fsrs_math.format_ts(not_before_last(conn, fsrs_math.ensure_utc(now)))
             restored = revert_effects(conn, did)
+            # the lesson it wrote, if any: Spikuit's log says it went (nothing when none)
+            agent_log.log_undo(
+                conn, agent.era, did, str(found["proposal_id"] or found["held_back_id"]),
+                actor=actor, now=fsrs_math.parse_ts(at),
+            )  # fmt: skip
             rows.mark_undone(conn, did, at=at, by=actor)
         except sqlite3.Error as err:
             raise translate_sqlite(err, agent.path) from None
@@ -187,6 +206,32 @@ def _draft_batch(project: Project, row: Row, now: datetime) -> list[intake.Propo
             + " (the draft cannot be queued as it is; rightly-held-back still can be said)"
         ) from None
     return batch
+
+
+def _write_lesson(
+    log: EffectLog,
+    era: Era,
+    row: Row,
+    draft: intake.Proposal,
+    reason: str | None,
+    decider: str,
+    at: datetime,
+    fired: Fired,
+) -> str:
+    """The lesson of a draft that should have been proposed, linked to its lessons that
+    are still live (through ``log``: the verdict's undo removes it)."""
+    opposing = [r for r, stance, _g in fired.grades if stance == "oppose"]
+    new_id = f"r-{uuid.uuid4().hex[:12]}"
+    content = overruled_lesson(
+        str(row["id"]), draft.kind, draft.summary, list(draft.refs.neurons),
+        draft.rationale or "", reason, opposing,
+    )  # fmt: skip
+    agent_log.write_lesson(
+        log, era, proposal_id=draft.id, decider=decider, neuron_id=new_id, content=content,
+        skill=str(row["skill"] or "curator"), link_to=[r for r, _s, _g in fired.grades],
+        weight=REFLECTION_LINK_WEIGHT, now=at,
+    )  # fmt: skip
+    return new_id
 
 
 def _reflection(item: object) -> object:
