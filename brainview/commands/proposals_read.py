@@ -239,7 +239,8 @@ def _render_show(data: dict[str, Any]) -> list[str]:
             stance = r.get("stance") or "retrieved"
             out.append(
                 f"  {role[:4]} {cell(r['reflection'], 30)} {stance:<9} "
-                f"S={fmt_float(r['stability'])} R={fmt_float(r['retrievability'])} "
+                f"S={fmt_float(r['stability'])} "
+                f"R={'new' if r['retrievability'] is None else fmt_float(r['retrievability'])} "
                 f"{cell(r['content'], 60)}"
             )
     if "agent_item" in data:

@@ -59,7 +59,7 @@ def list_(args: argparse.Namespace) -> int:
         return 0
     out = [
         f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} {r['state'] or '':<11} "
-        f"S={fmt_float(r['stability']):>7} R={fmt_float(r['retrievability'])}  "
+        f"S={fmt_float(r['stability']):>7} R={_r(r['retrievability']):<4}  "
         f"{cell(r['content'], 70)}"
         for r in rows
     ]
@@ -68,6 +68,11 @@ def list_(args: argparse.Namespace) -> int:
         out.append(f"next page: --after {cell(after, 200)}")
     emit_lines(out)
     return 0
+
+
+def _r(value: float | None) -> str:
+    """R now for a table cell: ``new`` for a lesson never reviewed (no R yet)."""
+    return "new" if value is None else fmt_float(value)
 
 
 def inspect(args: argparse.Namespace) -> int:
@@ -122,7 +127,7 @@ def render(data: dict[str, Any]) -> list[str]:
     if card:
         out.append(
             f"  card ({card['source']}): S={fmt_float(card['stability'])} "
-            f"D={fmt_float(card['difficulty'])} R now={fmt_float(card['retrievability'])} "
+            f"D={fmt_float(card['difficulty'])} R now={_r(card['retrievability'])} "
             f"last review {card['last_review'] or '—'} · due {card['due'] or '—'}"
         )
     else:

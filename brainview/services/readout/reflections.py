@@ -78,7 +78,8 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
             ]
         )
         for k, r in zip(keys, fsrs_math.retrievability(stab, last, now), strict=True):
-            raw[k]["retrievability"] = float(r)
+            reviewed = raw[k]["stability"] and raw[k]["last_review"]
+            raw[k]["retrievability"] = float(r) if reviewed else None  # never reviewed: no R
     return raw
 
 
@@ -111,7 +112,7 @@ def rows_as_dicts(conn: Connection, era: Era, rows: list[NeuronRow], now: dateti
                 "retired_at": r.retired_at,
                 "stability": card["stability"] if card else None,
                 "difficulty": card["difficulty"] if card else None,
-                "retrievability": card["retrievability"] if card else 0.0,
+                "retrievability": card["retrievability"] if card else None,
                 "last_review": card["last_review"] if card else None,
                 "due": card["due"] if card else None,
                 "spikes": spikes.get(r.id, 0),

@@ -33,7 +33,7 @@ from brainview.services.apply.stream_plan import preview_stream, streams
 from brainview.services.apply.view import UserView
 from brainview.services.consolidate.review_view import AgentItemView, item_view, name_item_refs
 from brainview.services.project import Project
-from brainview.store import proposal_reads
+from brainview.store import approval_rows, proposal_reads
 from brainview.store.bounded import too_large
 from brainview.store.cards import card_of
 from brainview.store.decision_rows import latest_decision
@@ -94,6 +94,8 @@ class ProposalDetail:
     """Set when the stored ``params_json`` was too large to load (``params`` is ``{}``)."""
     rationale_display: str | None = None
     """``rationale`` with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
+    approval: tuple[str, str] | None = None
+    """``(who, verdict)`` of the vote waiting for a second person, or ``None``."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -109,6 +111,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                 f"brainview outcome show {proposal_id}"
             )
         links = proposal_reads.consult_links(conn, proposal_id)
+        votes = approval_rows.open_votes(conn, [proposal_id]).get(proposal_id)
         refl = neurons_by_ids(conn, agent.era, [r[0] for r in links])
         states = lifecycle.statuses(conn, agent.era, [r[0] for r in links])
         views: list[ReflectionView] = []
@@ -126,7 +129,11 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
                     skill=n.domain if n else None,
                     live=bool(n and n.live),
                     stability=card.stability if card else None,
-                    retrievability=card.retrievability(now) if card else None,
+                    retrievability=(  # never reviewed: no R (null), not 0.0
+                        card.retrievability(now)
+                        if card and card.stability and card.last_review
+                        else None
+                    ),
                     recent_grades=grades,
                     state=states[rid].state if rid in states else "retired",
                 )
@@ -146,6 +153,7 @@ def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
         stale=None,
         consulted=[v for v in views if v.role == "consulted"],
         retrieved=[v for v in views if v.role == "retrieved"],
+        approval=(str(votes[0]["actor"]), str(votes[0]["verdict"])) if votes else None,
     )
     if stored.params_json is None:  # too large to load: shown as such, never applied
         detail.params_size = stored.params_size
