@@ -57,8 +57,10 @@ CORRECTIONS = (
     f"- [{day(3)}] regenerated pnpm-lock.yaml by hand → run pnpm install --frozen-lockfile\n"
     f"- [{day(1)}] edited the lockfile → run pnpm install --frozen-lockfile\n"
 ).encode()
-ARCHIVE = (f"- [{day(200)}] used tabs → use spaces\n\n"
-           + block(9, "docker_build", "BuildKit is off on CI", ago=190, prefix="ERR")).encode()  # fmt: skip
+ARCHIVE = (
+    f"- [{day(200)}] used tabs → use spaces\n\n"
+    + block(9, "docker_build", "BuildKit is off on CI", ago=190, prefix="ERR")
+).encode()
 
 
 def realistic(tmp_path: Path) -> tuple[Path, Path]:
