@@ -37,3 +37,39 @@ class TestNothingInFlightAfterCommunities:
             await pilot.press("q")
             await pilot.pause()
             assert not app.is_running
+
+
+def _decisions(root) -> int:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+    try:
+        return int(conn.execute("SELECT count(*) FROM brainview_decision").fetchone()[0])
+    finally:
+        conn.close()
+
+
+class TestNoDecisionFromText:
+    """Keys typed on after ``enter`` in the filter are text, never a decision."""
+
+    async def test_text_after_enter_goes_back_into_the_filter(self, demo) -> None:  # type: ignore[no-untyped-def]
+        from brainview.tui.triage.filter_bar import FilterBar
+        from brainview.tui.triage.screen import TriageScreen
+        from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+        root, _ = demo
+        before = _decisions(root)
+        app = _app(root)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("slash", *"link", "enter", *"retire", "enter")
+            await settle(pilot)
+            assert isinstance(app.screen, TriageScreen)  # no reason prompt opened
+            bar = app.screen.query_one(FilterBar)
+            assert bar.value == "linkretire"
+            assert _decisions(root) == before
+            # Moving the cursor hands the keys back to the queue: r asks for a reason.
+            bar.value = "link"
+            await pilot.press("enter", "j", "r")
+            await pilot.pause()
+            assert isinstance(app.screen, ReasonPrompt) and bar.value == "link"

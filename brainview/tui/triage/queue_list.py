@@ -326,6 +326,14 @@ class QueueList(Vertical):
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.table.focus()
+        self.bar.typing_on = True
+
+    @on(events.Key)
+    def _typed_on(self, event: events.Key) -> None:
+        """Text typed on after ``enter`` goes back into the filter, never to a binding."""
+        if not self.bar.has_focus and self.bar.take_back(event):
+            event.stop()
+            event.prevent_default()
 
     @on(FilterBar.Cleared)
     def _cleared(self, event: FilterBar.Cleared) -> None:
