@@ -197,3 +197,10 @@ def proposals_of(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, s
         str(i): (str(k), str(s), p)
         for i, k, s, p in select_in(driver(conn), sql, list(dict.fromkeys(ids)))
     }
+
+
+def event_count(conn: Connection) -> int:
+    """How many events the table holds (it only grows: a cheap change mark)."""
+    if not has_table(conn):
+        return 0
+    return int(driver(conn).execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {TABLE}").fetchone()[0])

@@ -15,7 +15,7 @@ from brainview.core.safe_text import first_line
 from brainview.services.apply.stale import QueuedRef, stale_for
 from brainview.services.project import Project
 from brainview.services.review.flags import leaning
-from brainview.store import proposal_reads
+from brainview.store import approval_rows, proposal_reads
 from brainview.store.readmodel import neurons_by_ids
 
 PAGE = 200
@@ -45,6 +45,9 @@ class QueueRow:
     title_summary: str | None = None
     """``summary`` with the user neuron ids it names shown as ``⟦title⟧``
     (:func:`with_titles`; ``None`` until then or when it names none)."""
+    approval: tuple[str, str] | None = None
+    """``(who, verdict)`` of the vote waiting for a second person (the two-person rule;
+    pending rows only), or ``None``."""
 
 
 def pending_total(project: Project) -> int:
@@ -77,16 +80,30 @@ def page(
             refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at, chars[r.id]) for r in rows]
             reasons = stale_for(project, refs, agent_conn=conn)
             leans = leaning(conn, project.agent.era, [r.id for r in rows])
-            rows = [replace(r, stale=reasons.get(r.id), leans=leans.get(r.id, ())) for r in rows]
+            votes = approval_rows.open_votes(conn, [r.id for r in rows])
+            rows = [
+                replace(
+                    r,
+                    stale=reasons.get(r.id),
+                    leans=leans.get(r.id, ()),
+                    approval=_first(votes.get(r.id)),
+                )
+                for r in rows
+            ]
     return rows, total
 
 
-def signature(project: Project) -> tuple[int, int, int]:
-    """A cheap fingerprint of the queue: changes when proposals arrive or are decided."""
+def _first(votes: list[dict[str, object]] | None) -> tuple[str, str] | None:
+    return (str(votes[0]["actor"]), str(votes[0]["verdict"])) if votes else None
+
+
+def signature(project: Project) -> tuple[int, ...]:
+    """A cheap fingerprint of the queue: changes when proposals arrive or are decided,
+    and (its fourth number) when a vote under the two-person rule is cast or withdrawn."""
     if project.agent is None:
-        return (0, 0, 0)
+        return (0, 0, 0, 0)
     with project.agent.read() as conn:
-        return proposal_reads.queue_signature(conn)
+        return (*proposal_reads.queue_signature(conn), approval_rows.event_count(conn))
 
 
 TITLE_CHARS = 32

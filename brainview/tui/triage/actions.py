@@ -232,9 +232,15 @@ class TriageActions:
         if not result.results:
             s.reload(s.current_id)
             return
-        s.session_units.append([r.decision_id for r in result.results])
+        from brainview.tui.triage.approvals_view import held_note
+
+        held = held_note(result.results)  # votes under the two-person rule: nothing to undo
+        decided = [r for r in result.results if r.apply_state != "held"]
+        if decided:
+            s.session_units.append([r.decision_id for r in decided])
         s.queue.anchor = None
-        s.notify(texts.decided(result.verdict, result.results), timeout=6, markup=False)
+        said = [texts.decided(result.verdict, decided)] if decided else []
+        s.notify(" · ".join([*said, *([held] if held else [])]), timeout=6, markup=False)
         s.reload(s.current_id)  # the rows already left the queue; re-read to stay exact
 
     # -- undo ----------------------------------------------------------------------

@@ -93,6 +93,14 @@ BINDINGS: list[BindingType] = [
         tooltip="Recall for this proposal: the lessons ranked for its draft (not logged)",
     ),
     Binding(
+        "W",
+        "withdraw_approval",
+        "Withdraw",
+        id="triage.withdraw_approval",
+        tooltip="Withdraw the approval waiting for a second person (yours or the other's)",
+        show=False,
+    ),
+    Binding(
         "H",
         "held_back",
         "Held back",

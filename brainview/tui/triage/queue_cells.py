@@ -48,8 +48,13 @@ PRESENCE_MARK = GLYPH["viewing"]
 
 
 def summary_cell(row: QueueRow, holder: str | None = None) -> Text:
-    """The summary (titles, not ids), after ``◉ bob`` when ``holder`` looks at it."""
+    """The summary (titles, not ids), after ``◉ bob`` when ``holder`` looks at it and
+    ``½ ada`` when ada's vote waits for a second person."""
     text = Text(first_line(row.title_summary or row.summary, 80))
+    if row.approval is not None:
+        from brainview.tui.triage.approvals_view import approval_mark
+
+        text = Text.assemble(approval_mark(row.approval), text)
     if holder:  # a checked name (core.identity): letters, digits, . _ -
         return Text.assemble((f"{PRESENCE_MARK} {holder} ", "bold magenta"), text)
     return text

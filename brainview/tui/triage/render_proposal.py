@@ -68,6 +68,10 @@ def render_header(d: ProposalDetail) -> RenderableType:
         lines.append(
             Text(f"{GLYPH['stale']} stale: " + one_line(titled(d.stale, titles), 200), style="bold")
         )
+    if d.approval is not None and d.status == "pending":
+        from brainview.tui.triage.approvals_view import detail_line
+
+        lines.append(detail_line(d.approval))  # type: ignore[arg-type]
     from brainview.tui.widgets.suspicion import render_leans, render_suspicion
 
     if d.status == "pending" and d.agent_item is None:

@@ -217,6 +217,8 @@ class TriageScreen(Screen[None]):
             self.details.clear()  # every cached context may misstate a reflection
             self.reload()
         elif self.signature is not None and seen.signature != self.signature:
+            if seen.signature[3:] != self.signature[3:]:  # a two-person vote cast/withdrawn
+                self.details.clear()
             if seen.signature[0] > self.signature[0]:
                 added = seen.signature[0] - self.signature[0]
                 self.notify(f"{added} new proposal(s) arrived", title="Queue")
@@ -409,6 +411,12 @@ class TriageScreen(Screen[None]):
         d = self.detail
         if d is not None and d.id == self.current_id:
             brainview_app(self).open_recall(d)
+
+    def action_withdraw_approval(self) -> None:
+        """Withdraw the vote on the highlighted proposal that waits for a second person."""
+        from brainview.tui.triage.approvals_view import withdraw
+
+        withdraw(self)
 
     def action_held_back(self) -> None:
         """Open the held-back lane (drafts withdrawn or rewritten after recall)."""
