@@ -19,6 +19,7 @@ from brainview.commands.common import (
     open_project,
     parse_when,
 )
+from brainview.core.refs import titled_ids
 from brainview.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ def show(args: argparse.Namespace) -> int:
             d = detail.load(project, args.id, clock)
         except NotFoundError:
             raise NotFoundError(_not_found(project, args.id)) from None
+        from brainview.services.readout.named import ref_titles
+
+        project_titles = ref_titles(project, [d.summary, d.rationale])
         with project.require_agent().read() as conn:
             history = decisions_of(conn, args.id)
         from brainview.services.review.approvals import open_for
@@ -119,16 +123,21 @@ def show(args: argparse.Namespace) -> int:
             "retrievability": v.retrievability,
             "recent_grades": v.recent_grades,
             "content": v.content,
+            "display": v.display or v.content,
         }
         for v in d.consulted + d.retrieved
     ]
+    titles = _titles(project_titles, d)
     data: dict[str, Any] = {
         "id": d.id,
         "kind": d.kind,
         "skill": d.skill,
         "status": d.status,
         "summary": d.summary,
+        "summary_display": titled_ids(d.summary, titles),
         "rationale": d.rationale,
+        "rationale_display": d.rationale_display or d.rationale,
+        "titles": titles,
         "created_at": d.created_at,
         "runtime": d.runtime,
         "params": None if d.params_size is not None else d.params,
@@ -137,7 +146,10 @@ def show(args: argparse.Namespace) -> int:
             {"id": n.id, "type": n.type, "domain": n.domain, "live": n.live, "content": n.content}
             for n in d.neurons.values()
         ],
-        "preview": [{"what": w, "before": b, "after": a} for w, b, a in d.preview],
+        "preview": [
+            {"what": w, "what_display": titled_ids(w, titles), "before": b, "after": a}
+            for w, b, a in d.preview
+        ],
         "consulted": refl[: len(d.consulted)],
         "retrieved": [
             {k: v for k, v in r.items() if k not in ("stance", "note")}
@@ -153,6 +165,24 @@ def show(args: argparse.Namespace) -> int:
         return 0
     emit_lines(_render_show(data))
     return 0
+
+
+def _titles(found: dict[str, tuple[str, bool]], d: Any) -> dict[str, str]:
+    """User neuron id → title for every neuron the proposal names, its plan touches or
+    its text refers to (what the console shows in place of the ids)."""
+    from brainview.core.safe_text import first_line
+
+    out = {nid: title for nid, (title, _live) in found.items()}
+    for nid, n in d.neurons.items():
+        out.setdefault(nid, first_line(n.content, 40) or nid)
+    if d.plan is not None:
+        for change in d.plan.changes:
+            if change.table == "neuron" and change.key:
+                image = change.before or change.after or {}
+                title = first_line(str(image.get("content") or ""), 40)
+                if title:
+                    out.setdefault(str(change.key[0]), title)
+    return out
 
 
 def _not_found(project: Any, ident: str) -> str:
@@ -224,14 +254,14 @@ def _render_show(data: dict[str, Any]) -> list[str]:
         f"{cell(data['id'], 60)}  {data['kind']}  {data['status']}"
         + (f"  STALE: {cell(data['stale'])}" if data["stale"] else ""),
         f"  skill {cell(data['skill'], 30)} · created {data['created_at']}",
-        f"  summary: {cell(data['summary'], 200)}",
+        f"  summary: {cell(data['summary_display'], 200)}",
         f"  params: {cell(json.dumps(data['params'], ensure_ascii=False), 300)}",
-        f"  rationale: {cell(data['rationale'], 300) or '—'}",
+        f"  rationale: {cell(data['rationale_display'], 300) or '—'}",
     ]
     if data.get("approval"):
         out.append(f"  approval: {cell(data['approval']['waiting'], 120)}")
     out += [
-        f"  {cell(p['what'], 50)}: {cell(p['before'], 40)} → {cell(p['after'], 40)}"
+        f"  {cell(p['what_display'], 60)}: {cell(p['before'], 40)} → {cell(p['after'], 40)}"
         for p in data["preview"]
     ]
     for role in ("consulted", "retrieved"):
@@ -241,7 +271,7 @@ def _render_show(data: dict[str, Any]) -> list[str]:
                 f"  {role[:4]} {cell(r['reflection'], 30)} {stance:<9} "
                 f"S={fmt_float(r['stability'])} "
                 f"R={'new' if r['retrievability'] is None else fmt_float(r['retrievability'])} "
-                f"{cell(r['content'], 60)}"
+                f"{cell(r['display'], 60)}"
             )
     if "agent_item" in data:
         out += _render_agent(data["agent_item"])

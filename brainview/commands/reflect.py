@@ -46,6 +46,7 @@ def list_(args: argparse.Namespace) -> int:
             after=args.after,
             limit=args.limit,
         )
+        _name(project, rows)
     if args.json:
         emit_json(
             {
@@ -60,7 +61,7 @@ def list_(args: argparse.Namespace) -> int:
     out = [
         f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} {r['state'] or '':<11} "
         f"S={fmt_float(r['stability']):>7} R={_r(r['retrievability']):<4}  "
-        f"{cell(r['content'], 70)}"
+        f"{cell(r['display'], 70)}"
         for r in rows
     ]
     out.append(f"{len(rows)} of {total} {args.status} reflection(s)")
@@ -68,6 +69,20 @@ def list_(args: argparse.Namespace) -> int:
         out.append(f"next page: --after {cell(after, 200)}")
     emit_lines(out)
     return 0
+
+
+def _name(project: Any, rows: list[dict[str, Any]]) -> None:
+    """Give each row ``display`` (its text with ``[user:…]`` named ``⟦title⟧``, as the
+    console shows it) and ``titles`` (``{id: title}`` of the neurons it names); the
+    stored ``content`` stays as it is."""
+    from brainview.core.refs import name_refs, parse_refs
+    from brainview.services.readout.named import ref_titles
+
+    known = ref_titles(project, [str(r["content"] or "") for r in rows])
+    for r in rows:
+        text = str(r["content"] or "")
+        r["display"] = name_refs(text, known) if parse_refs(text) else text
+        r["titles"] = {n: known[n][0] for n in parse_refs(text) if n in known}
 
 
 def _r(value: float | None) -> str:

@@ -49,3 +49,13 @@ def name_refs(
         return f"⟦{title}⟧" if live else f"⟦{title} {retired}⟧"
 
     return USER_REF.sub(named, content or "")
+
+
+def titled_ids(text: str, titles: dict[str, str]) -> str:
+    """``text`` with each known neuron id (a bare ``n-…`` in a summary or a preview line)
+    replaced by ``⟦title⟧`` — longest ids first, so an id that prefixes another is never
+    cut.  For display only; ids stay in ``--json``."""
+    for nid in sorted(titles, key=len, reverse=True):
+        if nid in text:
+            text = text.replace(nid, f"⟦{titles[nid]}⟧")
+    return text

@@ -226,7 +226,7 @@ def test_reflect_list_pages_filters_and_shape(demo) -> None:  # type: ignore[no-
             break
     assert seen == live
     row = page["reflections"][0]
-    assert list(row) == list(COLUMNS["reflections"])
+    assert list(row) == [*COLUMNS["reflections"], "display", "titles"]
     assert 0.0 <= row["retrievability"] <= 1.0 and row["status"] == "live"
     gone = json.loads(
         cli("reflect", "list", "-C", str(root), "--status", "retired", "--json").stdout
