@@ -189,18 +189,33 @@ def _by_text(
         if negation:
             return "oppose", f"says “{negation} … {tokens[i]}”"
     if hits:
-        cue = _cue(tokens, REJECT_CUES) if reject_cues else None
-        if cue:
-            return "oppose", f"records “{cue}” about “{tokens[hits[0]]}”"
-        cue = _cue(tokens, ACCEPT_CUES)
-        if cue:
-            return "support", f"records “{cue}” about “{tokens[hits[0]]}”"
+        cues = REJECT_CUES + ACCEPT_CUES if reject_cues else ACCEPT_CUES
+        found = _nearest_cue(tokens, hits, cues)
+        if found is not None:
+            cue, at = found
+            lean = "oppose" if cue in REJECT_CUES else "support"
+            return lean, f"records “{cue}” about “{tokens[at]}”"
         return "support", f"about “{tokens[hits[0]]}”, no warning"
     return "annotate", "related, but says nothing about this action"
 
 
-def _cue(tokens: list[str], cues: tuple[str, ...]) -> str | None:
-    return next((t for t in tokens if t in cues), None)
+def _nearest_cue(
+    tokens: list[str], hits: list[int], cues: tuple[str, ...]
+) -> tuple[str, int] | None:
+    """The cue that says what happened to the action (``a contrasts link helped``): the
+    one nearest an action word, one after it winning a tie (``easily confused; a
+    contrasts link helped`` is about the neurons being confused, not the link); a cue
+    that is itself one of the draft's action words names the case, not an outcome.
+    ``(cue, action word's index)``; ``None`` when no cue is said."""
+    best_pair: tuple[float, str, int] | None = None
+    for j, t in enumerate(tokens):
+        if t not in cues or j in hits:  # an action word itself ("confused" for contrasts)
+            continue
+        for i in hits:
+            distance = abs(j - i) + (0.5 if j < i else 0.0)
+            if best_pair is None or distance < best_pair[0]:
+                best_pair = (distance, t, i)
+    return None if best_pair is None else (best_pair[1], best_pair[2])
 
 
 def best(values: Mapping[str, float]) -> float:

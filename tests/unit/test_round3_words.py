@@ -36,3 +36,21 @@ def test_no_demo_lesson_is_reviewed_before_it_was_created(make_demo) -> None:  #
         "2026-11-28",
     )
     assert planted[0][0] >= 1  # the planted lessons stay recent
+
+
+def test_a_lesson_saying_a_contrasts_link_helped_supports_a_link() -> None:
+    """The demo's own wording: "confused" names the case (two neurons easily confused),
+    "helped" says what the link did."""
+    from brainview.core.recall_rank import stance
+
+    text = "[user:a] and [user:b] are easily confused; a contrasts link helped the quiz."
+    lean, why = stance(text, "add_synapse", "contrasts", ["n-1"], None)
+    assert lean == "support" and "helped" in why
+    lean, _ = stance(
+        "Linking them as contrasts failed: the quiz confused them.",
+        "add_synapse",
+        "contrasts",
+        ["n-1"],
+        None,
+    )
+    assert lean == "oppose"
