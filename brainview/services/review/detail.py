@@ -96,6 +96,9 @@ class ProposalDetail:
     """``rationale`` with ``[user:…]`` references named (``⟦title⟧``), for the screen."""
     approval: tuple[str, str] | None = None
     """``(who, verdict)`` of the vote waiting for a second person, or ``None``."""
+    far_titles: dict[str, str] = field(default_factory=dict)
+    """Titles of the other user neurons the change rows name (a synapse's far end, a
+    lineage parent), by id: what the change table shows in place of their ids."""
 
 
 def load(project: Project, proposal_id: str, now: datetime) -> ProposalDetail:
@@ -247,6 +250,22 @@ def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetim
             return
     d.preview = preview_lines(d.plan)
     d.change_log = log_summary(d.plan)
+    _far_titles(uconn, project, d)
+
+
+def _far_titles(uconn, project: Project, d: ProposalDetail) -> None:  # type: ignore[no-untyped-def]
+    """Titles for the neurons the change rows name that ``d.neurons`` lacks (one read)."""
+    if d.plan is None or d.plan.stream is not None:
+        return
+    ends = {
+        str(k)
+        for c in d.plan.changes
+        if c.table in ("synapse", "neuron_predecessor")
+        for k in c.key[:2]
+    } - set(d.neurons)
+    if ends:
+        rows = neurons_by_ids(uconn, project.user.era, sorted(ends)[:200])
+        d.far_titles = {u.id: first_line(u.content, 40) or u.id for u in rows.values()}
 
 
 def user_titles(project: Project, content: str) -> dict[str, str]:

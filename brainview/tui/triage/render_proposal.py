@@ -29,7 +29,8 @@ DOMAIN_KINDS = ("rename_domain", "merge_domains", "set_domain")
 def neuron_titles(d: ProposalDetail) -> dict[str, str]:
     """User neuron id → title for every neuron the proposal names or its plan touches
     (the plan's neuron rows carry their content: no extra read)."""
-    titles = {nid: first_line(n.content, TITLE_CHARS) or nid for nid, n in d.neurons.items()}
+    titles = dict(d.far_titles)  # a synapse's far end, a lineage parent
+    titles |= {nid: first_line(n.content, TITLE_CHARS) or nid for nid, n in d.neurons.items()}
     if d.plan is not None:
         for change in d.plan.changes:
             if change.table != "neuron" or not change.key:

@@ -1,0 +1,34 @@
+"""Titles, not ids, where a person reads (issue 32)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from brainview.demo.generator import DEMO_NOW
+from brainview.services.review import detail as detail_service
+from brainview.tui.triage.render_proposal import neuron_titles, titled
+
+USER_ID = re.compile(r"\bn-[0-9a-f]{6,}")
+
+
+def _pending(root) -> list[str]:  # type: ignore[no-untyped-def]
+    conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+    try:
+        sql = "SELECT id FROM brainview_proposal WHERE status = 'pending' ORDER BY id"
+        return [r[0] for r in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def test_change_rows_name_both_ends_of_a_synapse(demo, project) -> None:  # type: ignore[no-untyped-def]
+    root, _ = demo
+    rows = 0
+    for pid in _pending(root):
+        d = detail_service.load(project, pid, DEMO_NOW)
+        titles = neuron_titles(d)
+        for what, _before, _after in d.preview:
+            if what.startswith(("synapse", "lineage")):
+                rows += 1
+                assert not USER_ID.search(titled(what, titles)), (pid, what)
+    assert rows > 20
