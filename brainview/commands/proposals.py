@@ -9,7 +9,7 @@ Reading the queue (``list``, ``show``) is :mod:`brainview.commands.proposals_rea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import (
     cell,
@@ -41,6 +41,17 @@ def _policy_text(source: str | None) -> str | None:
         raise UsageError(f"--policy-text: cannot read {source} ({err})") from None
 
 
+def _vector_notes(session: Any, results: list[Any]) -> dict[str, str]:
+    """What each applied decision left for ``spkt embed-all`` (merges, retires)."""
+    from brainview.services.apply.vectors import vector_notes
+
+    applied = [r.decision_id for r in results if r.apply_state == "applied"]
+    if not applied:
+        return {}
+    with session.project() as project:
+        return vector_notes(project, applied)
+
+
 def _decide(args: argparse.Namespace, verdict: str) -> int:
     from brainview.core.grading import GRADE_NAMES
 
@@ -51,6 +62,7 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
             results = [session.dismiss(args.ids[0])]
         else:
             results = session.decide(args.ids, verdict, reason=args.reason, policy_text=policy_text)
+        vectors = _vector_notes(session, results)
     rows = [
         {
             "decision_id": r.decision_id,
@@ -65,6 +77,7 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
             "skipped": [{"reflection": rid, "why": why} for rid, why in r.skipped],
             "new_reflection_id": r.new_reflection_id,
             "weight_changes": len(r.weight_changes),
+            "vectors": vectors.get(r.decision_id),
         }
         for r in results
     ]
@@ -87,6 +100,8 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
             f"{past} {cell(r['proposal_id'], 40)} (decision {r['decision_id']}, "
             f"{r['apply_state']}): {len(r['grades'])} grade(s){': ' + fired if fired else ''}{new}"
         )
+        if r["vectors"]:
+            out.append(f"  vectors: {cell(r['vectors'], 400)}")
     emit_lines(out)
     return 0
 

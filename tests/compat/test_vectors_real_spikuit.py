@@ -112,3 +112,32 @@ def test_merge_keeping_the_text_keeps_the_survivor_vector(tmp_path: Path) -> Non
     accept(root, "p-keep-vec", "merge_neurons",
            {"keep": keep, "merge": [merged], "content": "keep"})  # fmt: skip
     assert _mapped(db) == set(live[:6]) - {merged}
+
+
+def test_the_accept_output_says_what_is_left_for_spkt_embed_all(tmp_path: Path) -> None:
+    import json
+
+    from brainview.services import intake
+    from tests.unit.test_cli import cli
+
+    root = tmp_path / "proj"
+    built = build_spikuit_project(root, n_neurons=24)
+    live = live_ids(built)
+    _embed(root / ".spikuit" / "circuit.db", live[:6])
+    keep, merged = live[1], live[2]
+    with Project.locate(root, write_agent=True) as p:
+        intake.submit(
+            p, [{"id": "p-cli-merge", "kind": "merge_neurons",
+                 "params": {"keep": keep, "merge": [merged]}}],
+            now=datetime.now(UTC),
+        )  # fmt: skip
+    later = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+    out = cli(
+        "proposals", "accept", "p-cli-merge", "-C", str(root), "--json",
+        env={"BRAINVIEW_NOW": later},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)["decisions"]
+    assert row["apply_state"] == "applied"
+    assert f"deletes the stored vector of {merged}, {keep}" in row["vectors"]
+    assert "until `spkt embed-all` re-embeds it" in row["vectors"]
