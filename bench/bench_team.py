@@ -13,7 +13,12 @@ read-only poller of this process, every 2 ms, for all clients): keystroke → we
 server → console → decide → commit.
 
 The same is run with one session, then with ``--sessions`` at once; the target is the
-p95 with ten at most twice the p95 with one (issue 19).  The CPU seconds the server,
+p95 with ten at most twice the p95 with one (issue 19).  With ``--rules on`` (the
+default) the two-person rule is on and covers the ``note`` kind, and every proposal
+already holds a first accept by ``bench-first`` (:func:`first_votes`): each press is
+the second person's accept, so the rule's whole hot path — its plan read before the
+write and the vote re-read inside the decision's transaction — is measured
+(issue 34); ``--rules off`` measures without it.  The CPU seconds the server,
 the consoles and this process spent while deciding are printed too, with the load
 average (the machine may be shared): where the time goes.
 
@@ -78,6 +83,35 @@ def build(root: Path, counts: list[int]) -> None:
     ]
     with Project.locate(root, write_agent=True) as project:
         intake.submit(project, proposals, source="bench", now=DEMO_NOW)
+
+
+def first_votes(root: Path) -> int:
+    """Turn the two-person rule on for ``note`` and record ``bench-first``'s accept on
+    every pending proposal (one transaction, through the session's door); how many."""
+    from brainview.config import load
+    from brainview.services.session import Session
+    from brainview.store.discovery import discover
+
+    rules = '["invalidate", "policy", "prune", "graduate", "note"]'
+    (root / ".spikuit" / "brainview.toml").write_text(
+        f"[two_person]\nenabled = true\nrules = {rules}\n"
+    )
+    paths = discover(root)
+    conn = sqlite3.connect(f"file:{paths.agent_db}?mode=ro", uri=True)
+    try:
+        ids = [
+            p
+            for (p,) in conn.execute(
+                "SELECT id FROM brainview_proposal WHERE status = 'pending' AND id LIKE 'team-%'"
+            )
+        ]
+    finally:
+        conn.close()
+    cfg = load(paths.config_path)
+    with Session.start(paths, config=cfg, clock=lambda: DEMO_NOW, decider="bench-first") as s:
+        held = s.decide(ids, "accept")
+    assert all(r.apply_state == "held" for r in held) and len(held) == len(ids)
+    return len(held)
 
 
 def add_users(root: Path, sessions: int) -> dict[str, str]:
@@ -383,6 +417,12 @@ def main() -> int:
         action="store_true",
         help="report only: a pace no team keeps (say --think 1), no target to meet",
     )
+    ap.add_argument(
+        "--rules",
+        choices=["on", "off"],
+        default="on",
+        help="the two-person rule on note proposals, each holding a first accept (default on)",
+    )
     args = ap.parse_args()
     base = Path(tempfile.mkdtemp(prefix="bench-team-"))
     try:
@@ -390,6 +430,7 @@ def main() -> int:
         # Each session's own proposals: one person alone, then the whole team.
         build(root, [args.decisions] * args.sessions + [args.single_decisions])
         tokens = add_users(root, args.sessions + 1)
+        held = first_votes(root) if args.rules == "on" else 0
         solo_name = f"bench-{args.sessions:02d}"
         single, single_cpu = measure(
             root, {solo_name: tokens[solo_name]}, 1, args.single_decisions, args.think
@@ -405,6 +446,8 @@ def main() -> int:
         "decisions_each": args.decisions,
         "n_single": len(single),
         "think_s": args.think,
+        "two_person": args.rules,
+        "first_votes": held,
         "single_ms": {"median": statistics.median(single) * 1e3, "p95": one_p95 * 1e3},
         "team_ms": {"median": statistics.median(many) * 1e3, "p95": ten_p95 * 1e3},
         "n_team": len(many),

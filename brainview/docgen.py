@@ -184,6 +184,7 @@ def config_md() -> str:
         "ui": config_module.UiConfig,
         "held_back": config_module.HeldBackConfig,
         "queue": config_module.QueueConfig,
+        "two_person": config_module.TwoPersonConfig,
     }
     for name, cls in sections.items():
         docs = _field_docs(cls)

@@ -272,3 +272,27 @@ def test_stats_json_reports_waiting_approvals_and_agreement(demo) -> None:  # ty
     assert set(data["agreement"]["by_person"]) == {"ada", "bob"}
     text = cli("stats", str(root))
     assert "agreement: 1 of 2 agreed, κ 0.00 (ada, bob)" in text.stdout
+
+
+def test_planner_queued_proposals_are_authored_by_the_planner_not_a_person(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.services.consolidate.api import plan
+    from brainview.services.consolidate.planner import PLANNER
+
+    root, _info = demo
+    with _session(root, "ada", ["policy"]) as ada:
+        with ada.project() as project:
+            the_plan = plan(project, now=DEMO_NOW, in_process=True)
+        ids = ada.queue_consolidation(the_plan)
+    assert ids
+    conn = sqlite3.connect(agent_db(root))
+    try:
+        marks = ",".join("?" * len(ids))
+        runtimes = {
+            r
+            for (r,) in conn.execute(
+                f"SELECT runtime FROM brainview_proposal WHERE id IN ({marks})", ids
+            )
+        }
+    finally:
+        conn.close()
+    assert runtimes == {PLANNER}  # so the maintainer who queued them may decide them
