@@ -87,12 +87,23 @@ def _line(day: datetime, text: str) -> str:
 
 
 def _block(prefix: str, cat: str, summary: str, day: datetime, n: int, prio: str) -> str:
+    """A block as the self-improving-agent skill writes it (a feature request has
+    ``### Requested Capability`` where the others have ``### Summary``)."""
     ymd = day.strftime("%Y%m%d")
+    if prefix == "FEAT":
+        body = (
+            f"### Requested Capability\n{summary}\n\n### User Context\nAsked for while "
+            "preparing the weekly release.\n\n### Metadata\n- Frequency: recurring\n"
+        )
+    else:
+        body = (
+            f"### Summary\n{summary}\n\n### Details\nSeen while working on the weekly "
+            "release.\n\n### Suggested Action\nWrite it down in the runbook.\n\n"
+            f"### Metadata\n- Source: conversation\n- Pattern-Key: {cat}.{n}\n"
+        )
     return (
         f"## [{prefix}-{ymd}-{n:03d}] {cat}\n\n**Logged**: {day.isoformat()}\n"
-        f"**Priority**: {prio}\n**Status**: pending\n**Area**: backend\n\n"
-        f"### Summary\n{summary}\n\n### Details\nSeen while working on the weekly release.\n\n"
-        "### Suggested Action\nWrite it down in the runbook.\n\n---\n\n"
+        f"**Priority**: {prio}\n**Status**: pending\n**Area**: backend\n\n{body}\n---\n\n"
     )
 
 
