@@ -114,6 +114,8 @@ async def test_invalidate_in_another_process_shows_within_the_poll(demo) -> None
         await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
+        asked = " ".join(app.screen._lines)  # titles, not ids (issue 32)
+        assert pid not in asked and rid not in asked and "is invalidated" in asked
         await pilot.press("escape")
         await settle(pilot)
         assert "Not accepted: nothing was written." in _notes(app)

@@ -32,3 +32,22 @@ def test_change_rows_name_both_ends_of_a_synapse(demo, project) -> None:  # type
                 rows += 1
                 assert not USER_ID.search(titled(what, titles)), (pid, what)
     assert rows > 20
+
+
+def test_blast_radius_rows_read_by_summary_not_id() -> None:
+    from types import SimpleNamespace
+
+    from brainview.tui.lifecycle.radius import proposal_text
+
+    hit = SimpleNamespace(
+        proposal_id="prop-0123456789ab",
+        kind="add_synapse",
+        role="consulted",
+        stance="support",
+        summary="link [user:n-abcdef01] to [user:n-abcdef02]",
+        decider=None,
+    )
+    titles = {"n-abcdef01": ("Monad laws", True), "n-abcdef02": ("Functor", True)}
+    text = proposal_text([hit], titles).plain  # type: ignore[list-item]
+    assert text.startswith("add_synapse (consulted/support)  link ⟦Monad laws⟧ to ⟦Functor⟧")
+    assert not USER_ID.search(text) and text.endswith("prop-0123456789ab")

@@ -51,13 +51,15 @@ def by_proposal(hits: list[ProposalHit]) -> dict[str, list[ProposalHit]]:
 
 
 def proposal_text(hits: list[ProposalHit], titles: Titles) -> Text:
-    """One proposal of the radius: id, kind, the roles it gave the targets, summary."""
+    """One proposal of the radius: kind, the roles it gave the targets, summary (user
+    neurons named), who decided; its id last and dim (for `proposals show`)."""
     h = hits[0]
     stances = ", ".join(sorted({f"{x.role}/{x.stance or 'support'}" for x in hits}))
-    line = Text(f"{one_line(h.proposal_id, 28)} {one_line(h.kind, 16)} ({stances})  ")
+    line = Text(f"{one_line(h.kind, 16)} ({stances})  ")
     line.append_text(safe_text(named(h.summary, titles), multiline=False, limit=80))
     if h.decider:
         line.append(f"  by {one_line(h.decider, 24)}", style="dim")
+    line.append(f"  · {one_line(h.proposal_id, 28)}", style="dim")  # for `proposals show`
     return line
 
 
@@ -75,11 +77,12 @@ def radius_options(radius: BlastRadius, verb: str, titles: Titles) -> list[Selec
     for n in radius.neighbours:
         usable = n.state in movable(verb) and n.state != RETIRED
         head = Text("policy  " if n.is_policy else "neighbour  ", style="bold")
-        head.append(f"{one_line(n.neuron_id, 24)} ")
-        head.append_text(state_mark(n.state))
-        head.append(" ")
+        mark = state_mark(n.state)
+        if mark.plain:
+            head.append_text(mark).append(" ")
         head.append_text(safe_text(first_line(named(n.content, titles), 60), multiline=False))
         head.append(f" · {one_line('; '.join(n.relations), 80)}")
+        head.append(f" · {one_line(n.neuron_id, 24)}", style="dim")
         options.append(Selection(head, f"n:{n.neuron_id}", disabled=not usable))
     return options
 

@@ -136,7 +136,7 @@ class TriageActions:
         policy_text: str | None = None,
     ) -> None:
         """Ask before accepting flagged proposals; escape writes nothing."""
-        lines = [f"{f.proposal_id}: {why}" for f in flagged for why in f.reasons]
+        lines = texts.flagged_lines(self.screen, flagged)
         title = f"Accept {len(targets)} proposal(s)? {len(flagged)} flagged:"
         if len(targets) == 1:
             title = "Accept a flagged proposal?"

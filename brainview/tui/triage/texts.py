@@ -14,6 +14,8 @@ from brainview.core.vocabulary import UNDO_MARK, VERDICT_MARK, grade_label
 if TYPE_CHECKING:
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
+    from brainview.services.review.flags import Flagged
+    from brainview.tui.triage.screen import TriageScreen
 
 
 def decided(verdict: str, results: Sequence[DecisionResult]) -> str:
@@ -90,3 +92,23 @@ def proposal_json(d: ProposalDetail) -> str:
         "retrieved": [v.id for v in d.retrieved],
     }
     return json.dumps(payload, ensure_ascii=True, sort_keys=True)
+
+
+def flagged_lines(screen: TriageScreen, flagged: list[Flagged]) -> list[str]:
+    """The flagged-accept dialog's lines, titles where a person reads: the proposal by
+    its summary (user neurons named), the lessons it leans on by their first line (from
+    the open detail; an id only where no title is at hand)."""
+    from brainview.core.safe_text import first_line
+    from brainview.tui.triage.render_proposal import titled
+
+    summaries = {r.id: r.title_summary or r.summary for r in screen.rows}
+    lessons: dict[str, str] = {}
+    d = screen.detail
+    if d is not None:
+        for v in (*d.consulted, *d.retrieved):
+            lessons[v.id] = first_line(v.display or v.content, 40) or v.id
+    return [
+        f"{first_line(summaries.get(f.proposal_id, f.proposal_id), 60)}: {titled(why, lessons)}"
+        for f in flagged
+        for why in f.reasons
+    ]
