@@ -199,6 +199,8 @@ def _value(name: str, typ: object, value: object, where: Path) -> object:
             raise ConfigError(f"{where}: {name} must be between 1 and {_QUEUE_MAX.get(name, 3650)}")
     elif t.startswith("list"):
         _argv(name, value, where)
+        if name == "two_person.rules":
+            _rules(name, value, where)  # type: ignore[arg-type]
     elif t.startswith("float"):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: {name} must be a number")
@@ -231,6 +233,18 @@ def _argv(name: str, value: object, where: Path) -> None:
         or not all(isinstance(v, str) and v and "\0" not in v and len(v) <= 4096 for v in value)
     ):
         raise ConfigError(f"{where}: {name} must be a list of 1-64 non-empty strings (an argv)")
+
+
+def _rules(name: str, value: list[str], where: Path) -> None:
+    """Each a named rule (``invalidate``, ``policy``, ``prune``, ``graduate``) or a kind."""
+    from brainview.core.kinds import KINDS
+    from brainview.core.two_person import RULES
+
+    for rule in value:
+        if rule not in RULES and rule not in KINDS:
+            raise ConfigError(
+                f"{where}: {name}: unknown rule {rule!r} (one of {', '.join(RULES)} or a kind)"
+            )
 
 
 def parse(text: str, where: Path, base: Config | None = None) -> Config:

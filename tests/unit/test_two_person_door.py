@@ -296,3 +296,35 @@ def test_planner_queued_proposals_are_authored_by_the_planner_not_a_person(demo)
     finally:
         conn.close()
     assert runtimes == {PLANNER}  # so the maintainer who queued them may decide them
+
+
+def test_an_unknown_rule_is_one_config_line(tmp_path: Path) -> None:
+    from brainview.config import parse
+    from brainview.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown rule 'polcy'"):
+        parse('[two_person]\nrules = ["polcy"]\n', tmp_path / "brainview.toml")
+    cfg = parse('[two_person]\nrules = ["merge_neurons"]\nprune_above = 3\n', tmp_path / "b")
+    assert cfg.two_person.rules == ["merge_neurons"] and cfg.two_person.prune_above == 3
+
+
+def test_prunes_above_n_in_one_decision_need_two_people(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.services.consolidate.api import plan
+
+    root, _info = demo
+    with (
+        _session(root, "ada", ["prune"], prune_above=1) as ada,
+        _session(root, "bob", ["prune"], prune_above=1) as bob,
+    ):
+        with ada.project() as project:
+            the_plan = plan(project, now=DEMO_NOW, in_process=True)
+        ids = ada.queue_consolidation(the_plan)
+        prunes = [p for p in ids if _kind(root, p) == "prune_reflection"]
+        assert len(prunes) >= 3, "the demo's consolidation plans prunes"
+        assert ada.decide(prunes[:1], "accept")[0].apply_state != "held"  # one: not above 1
+        held = ada.decide(prunes[1:3], "accept")  # two in one decision: above 1
+        assert [r.apply_state for r in held] == ["held", "held"]
+        assert {_status(root, p) for p in prunes[1:3]} == {"pending"}
+        done = bob.decide(prunes[1:3], "accept")
+        assert [r.apply_state for r in done] == ["agent", "agent"]
+        assert {_status(root, p) for p in prunes[1:3]} == {"accepted"}
