@@ -39,15 +39,39 @@ def recall(args: argparse.Namespace) -> int:
     clock = now()
     with open_project(args) as project:
         result = run(project, query, now=clock, log=not args.no_log, runtime=args.runtime)
+        data = result.to_json()
+        found = _titles(project, data)
     if args.json:
-        emit_json(result.to_json() | {"now": clock.isoformat()})
+        titles = {nid: title for nid, (title, _live) in found.items()}
+        emit_json(data | {"titles": titles, "now": clock.isoformat()})
         return 0
-    emit_lines(render(result.to_json()))
+    emit_lines(render(data, found))
     return 0
 
 
-def render(data: dict[str, Any]) -> list[str]:
-    """Human lines: one block per hit, then the policies and the recall id."""
+def _titles(project: Any, data: dict[str, Any]) -> dict[str, tuple[str, bool]]:
+    """User neuron id → ``(title, live)`` for every neuron the hits cite (in their
+    text or as ``refs_*``): what the table prints in place of the ids, as the console
+    does."""
+    from brainview.services.readout.named import neuron_titles, ref_titles
+
+    hits = data["hits"]
+    found = ref_titles(project, [str(h["text"]) for h in hits])
+    cited = {n for h in hits for k in ("refs_direct", "refs_neighbour")
+             for n in h["components"].get(k) or []}  # fmt: skip
+    return found | neuron_titles(project, cited - set(found))
+
+
+def render(data: dict[str, Any], known: dict[str, tuple[str, bool]] | None = None) -> list[str]:
+    """Human lines: one block per hit, then the policies and the recall id (user
+    neurons by title where ``known``: id → ``(title, live)``)."""
+    from brainview.core.refs import name_refs
+
+    known = known or {}
+
+    def named(ids: list[str]) -> str:
+        return ", ".join(f"⟦{known[n][0]}⟧" if n in known else n for n in ids)
+
     out: list[str] = [semantic_line(data.get("semantic") or {})]
     for hit in data["hits"]:
         c = hit["components"]
@@ -56,7 +80,8 @@ def render(data: dict[str, Any]) -> list[str]:
             f"{hit['rank']:>2}. {cell(hit['reflection'], 24)}  score {hit['score']:.3f}  "
             f"{cell(hit['skill'], 10)}  suggest {hit['stance']}{mark}"
         )
-        out.append(f"    {cell(hit['text'], 110)}")
+        text = name_refs(str(hit["text"]), known) if known else str(hit["text"])
+        out.append(f"    {cell(text, 110)}")
         why = [
             "found by " + (", ".join(hit.get("found_by") or []) or "retrievability only"),
             f"lexical {c['lexical']:.2f}",
@@ -70,9 +95,9 @@ def render(data: dict[str, Any]) -> list[str]:
         if c["matched_words"]:
             why.append("words: " + cell(", ".join(c["matched_words"][:6]), 50))
         if c["refs_direct"]:
-            why.append("cites: " + cell(", ".join(c["refs_direct"][:3]), 50))
+            why.append("cites: " + cell(named(c["refs_direct"][:3]), 80))
         if c["refs_neighbour"]:
-            why.append("cites a neighbour: " + cell(", ".join(c["refs_neighbour"][:3]), 50))
+            why.append("cites a neighbour: " + cell(named(c["refs_neighbour"][:3]), 80))
         if c["overturned_by"]:
             why.append("overturned by " + cell(", ".join(c["overturned_by"][:3]), 50))
         out.append("    " + " · ".join(why))

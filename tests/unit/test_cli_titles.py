@@ -36,3 +36,16 @@ def test_proposals_show_names_neurons_and_keeps_ids_in_json(demo: Any) -> None:
     summary = next(x for x in human.splitlines() if x.startswith("  summary:"))
     assert not any(i in summary for i in ids) and "⟦" in summary
     assert not USER.search(human)
+
+
+def test_recall_names_the_neurons_its_hits_cite(demo: Any, tmp_path: Any) -> None:
+    root, info = demo
+    draft = tmp_path / "d.json"
+    draft.write_text(json.dumps({"kind": "retire_neuron", "params": {"neuron": info.user_ids[3]}}))
+    data = json.loads(cli("recall", "--draft", str(draft), "-C", str(root), "--json").stdout)
+    cited = {n for h in data["hits"] for n in h["components"]["refs_direct"]}
+    in_text = {m[6:-1] for h in data["hits"] for m in USER.findall(h["text"])}
+    assert cited | in_text and (cited | in_text) <= set(data["titles"])  # ids kept, titled
+    human = cli("recall", "--draft", str(draft), "-C", str(root), "--no-log").stdout
+    assert not USER.search(human) and "⟦" in human
+    assert not any(f"cites: {n}" in human for n in cited)
