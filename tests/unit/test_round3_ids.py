@@ -51,3 +51,21 @@ def test_blast_radius_rows_read_by_summary_not_id() -> None:
     text = proposal_text([hit], titles).plain  # type: ignore[list-item]
     assert text.startswith("add_synapse (consulted/support)  link ⟦Monad laws⟧ to ⟦Functor⟧")
     assert not USER_ID.search(text) and text.endswith("prop-0123456789ab")
+
+
+def test_consolidation_items_in_the_queue_read_by_lesson_title(demo) -> None:  # type: ignore[no-untyped-def]
+    from test_cli import ok_json
+
+    from brainview.services.project import Project
+    from brainview.services.review.queue import page, with_titles
+    from brainview.store.discovery import discover
+
+    root, _ = demo
+    ok_json("reflect", "consolidate", "-C", str(root))
+    with Project.open(discover(root)) as project:
+        rows, _ = page(project, sort="newest")
+        items = [r for r in rows if r.kind == "prune_reflection"]
+        assert items and all(re.search(r"\br-[0-9a-f]{6,}", r.summary) for r in items)
+        named = with_titles(project, items)
+    for row in named:
+        assert row.title_summary and not re.search(r"\br-[0-9a-f]{6,}", row.title_summary)

@@ -113,6 +113,7 @@ def with_titles(project: Project, rows: list[QueueRow]) -> list[QueueRow]:
     """``rows`` with ``title_summary`` set: each user neuron id a row's summary names is
     replaced by the neuron's title (one batched read of the user brain)."""
     named: dict[str, list[str]] = {}
+    lessons: set[str] = set()
     for row in rows:
         if row.params_json is None:
             continue
@@ -121,14 +122,22 @@ def with_titles(project: Project, rows: list[QueueRow]) -> list[QueueRow]:
         except (ParamError, ValueError, TypeError, KeyError, AttributeError):
             continue
         ids = [n for n in refs.neurons if n in row.summary]
-        if ids:
-            named[row.id] = ids
-    wanted = sorted({n for ids in named.values() for n in ids})
-    if not wanted:
+        shown = [r for r in refs.reflections if r in row.summary]  # consolidation items
+        lessons.update(shown)
+        if ids or shown:
+            named[row.id] = ids + shown
+    wanted = sorted({n for ids in named.values() for n in ids} - lessons)
+    if not named:
         return rows
-    with project.user.read() as conn:
-        found = neurons_by_ids(conn, project.user.era, wanted)
-    titles = {nid: first_line(n.content, TITLE_CHARS) for nid, n in found.items()}
+    titles: dict[str, str] = {}
+    if wanted:
+        with project.user.read() as conn:
+            found = neurons_by_ids(conn, project.user.era, wanted)
+        titles |= {nid: first_line(n.content, TITLE_CHARS) for nid, n in found.items()}
+    if lessons and project.agent is not None:
+        with project.agent.read() as conn:
+            found = neurons_by_ids(conn, project.agent.era, sorted(lessons))
+        titles |= {rid: first_line(n.content, TITLE_CHARS) for rid, n in found.items()}
     out = []
     for row in rows:
         text = row.summary
