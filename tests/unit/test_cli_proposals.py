@@ -30,7 +30,7 @@ def test_list_filters_paging_and_shape(demo) -> None:  # type: ignore[no-untyped
     row = data["proposals"][0]
     assert set(row) == {
         "id", "kind", "skill", "status", "summary", "created_at", "received_at", "source",
-        "n_consulted", "params", "stale", "suspicion", "decision", "grades",
+        "n_consulted", "params", "stale", "suspicion", "decision", "grades", "approval",
     }  # fmt: skip
     assert {p["id"] for p in data["proposals"]} == set(info.proposal_ids)
     stale = {p["id"] for p in data["proposals"] if p["stale"]}
