@@ -44,6 +44,12 @@ _BLOCK = re.compile(r"^##\s+\[(?P<id>[A-Z]{2,8}-(?P<ymd>\d{8})-[A-Za-z0-9]+)\]\s
 _LOGGED = re.compile(r"^\*\*Logged\*\*\s*:\s*(\d{4}-\d{2}-\d{2})")
 _PATTERN_KEY = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}Pattern-Key\*{0,2}\s*:\*{0,2}\s*(\S+)", re.I)
 _SEE_ALSO = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}See Also\*{0,2}\s*:\*{0,2}(.*)$", re.I)
+_RECURRENCE = re.compile(
+    r"^\s*(?:[-*]\s+)?\*{0,2}Recurrence-Count\*{0,2}\s*:\*{0,2}\s*(\d{1,6})", re.I
+)
+_LAST_SEEN = re.compile(
+    r"^\s*(?:[-*]\s+)?\*{0,2}Last-Seen\*{0,2}\s*:\*{0,2}\s*(\d{4}-\d{2}-\d{2})", re.I
+)
 _BLOCK_ID = re.compile(r"\b[A-Z]{2,8}-\d{8}-[A-Za-z0-9]+\b")
 _SUMMARY_HEADS = ("### summary", "### requested capability")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -73,6 +79,9 @@ class Entry:
     """A block's ``Pattern-Key:`` (the skill's stable key for a recurring lesson)."""
     see_also: tuple[str, ...] = ()
     """Block ids a block names in ``See Also:``."""
+    last_seen: str | None = None
+    """A block's ``Last-Seen:`` date (the skill's, with ``Recurrence-Count:`` in
+    :attr:`used`)."""
 
     @property
     def key_text(self) -> bytes:
@@ -248,11 +257,16 @@ def _line_entry(rel: str, raw: bytes, number: int, body: str) -> Entry:
 def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match[str]) -> Entry:
     ymd = m.group("ymd")
     date = f"{ymd[:4]}-{ymd[4:6]}-{ymd[6:]}"
-    status = priority = key = None
+    status = priority = key = last_seen = None
     body = [decode(x) for x in lines[start + 1 : end]]
     summary = ""
     see: list[str] = []
+    used = 0
     for j, text in enumerate(body):
+        if rc := _RECURRENCE.match(text):
+            used = int(rc.group(1))
+        if seen := _LAST_SEEN.match(text):
+            last_seen = seen.group(1)
         logged = _LOGGED.match(text)
         if logged:
             date = logged.group(1)
@@ -281,6 +295,8 @@ def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match
         span=end - start,
         pattern_key=key,
         see_also=tuple(dict.fromkeys(see)),
+        used=used,
+        last_seen=last_seen,
     )
 
 

@@ -52,6 +52,9 @@ class Rules:
     demote_days: int = 30
     archive_days: int = 90
     graduate_days: int = 30
+    recurrence_days: int = 30
+    """The skill's own window: a block whose ``Recurrence-Count`` reached
+    :attr:`promote_uses` and whose ``Last-Seen`` is this recent is promoted too."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,10 @@ class EntryState:
     """The invalidation's reason (``None``: not invalidated)."""
     block: bool = False
     related: tuple[str, ...] = ()
+    recurrence: int = 0
+    """A block's ``Recurrence-Count`` as its file says now (the skill's count)."""
+    last_seen: datetime | None = None
+    """A block's ``Last-Seen`` as its file says now."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +119,23 @@ def _block(e: EntryState, now: datetime, r: Rules) -> Item | None:
                   status="wont_fix")  # fmt: skip
         return Item(RETIRE, e, mv, f"Retire {e.file}:{e.line} (**Status**: wont_fix): {why}.")
     recent = _recent(e, now, r)
+    why = None
     if recent >= r.promote_uses:
-        mv = Move(e.file, e.line, e.raw, AGENTS_FILE, status="promoted", marker=(PROMOTED_MARK,))
         why = f"used {recent} times in the last {r.promote_days} days"
-        return _item(GRADUATE, e, mv, f"Promote into AGENTS.md (**Status**: promoted): {why}.")
-    return None
+    elif e.recurrence >= r.promote_uses and _seen_lately(e, now, r):
+        assert e.last_seen is not None
+        why = (f"Recurrence-Count {e.recurrence}, last seen {_days(now - e.last_seen)} days ago "
+               f"(the skill's own count, within {r.recurrence_days} days)")  # fmt: skip
+    if why is None:
+        return None
+    mv = Move(e.file, e.line, e.raw, AGENTS_FILE, status="promoted", marker=(PROMOTED_MARK,))
+    return _item(GRADUATE, e, mv, f"Promote into AGENTS.md (**Status**: promoted): {why}.")
+
+
+def _seen_lately(e: EntryState, now: datetime, r: Rules) -> bool:
+    if e.last_seen is None:
+        return False
+    return timedelta(0) <= now - e.last_seen <= timedelta(days=r.recurrence_days)
 
 
 def _one(e: EntryState, now: datetime, hot_file: str, r: Rules) -> Item | None:
@@ -183,7 +202,8 @@ def why_none(entries: list[EntryState], now: datetime, rules: Rules) -> list[str
             most = max(most, _recent(e, now, rules))
             if e.block:
                 add(f"pending blocks with fewer than {rules.promote_uses} uses in the last "
-                    f"{rules.promote_days} days (blocks are never archived by age)")  # fmt: skip
+                    f"{rules.promote_days} days and a Recurrence-Count under "
+                    f"{rules.promote_uses} (blocks are never archived by age)")  # fmt: skip
             else:
                 add(
                     f"WARM with fewer than {rules.promote_uses} uses in the last "

@@ -186,3 +186,28 @@ def test_a_new_file_takes_the_trees_mode_not_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     made = root / "archive" / "invalidated.md"
     assert stat.S_IMODE(made.stat().st_mode) == 0o644
+
+
+def test_the_skills_own_recurrence_count_promotes_and_the_file_is_read_at_plan(
+    tmp_path: Path,
+) -> None:
+    """The skill bumps ``Recurrence-Count`` and ``Last-Seen`` on one block instead of
+    writing repeats; the plan reads them (and ``**Status**``) from the file as it is."""
+    meta = f"- Pattern-Key: ci.flaky\n- Recurrence-Count: 1\n- Last-Seen: {day(20)}\n"
+    once = block(1, "correction", "Retry the flaky CI job once", ago=20, meta=meta)
+    ws, root = tree(tmp_path, {"LEARNINGS.md": ("# Learnings\n\n" + once).encode()})
+    plan(ws)
+    assert pending(ws) == {}
+    bumped = once.replace("Recurrence-Count: 1", "Recurrence-Count: 3").replace(
+        f"Last-Seen: {day(20)}", f"Last-Seen: {day(2)}"
+    )
+    (root / "LEARNINGS.md").write_text("# Learnings\n\n" + bumped)
+    plan(ws)
+    (move,) = pending(ws).values()
+    assert (move["action"], move["block"]) == ("graduate", True)
+    ws2, root2 = tree(tmp_path / "b", {"LEARNINGS.md": ("# Learnings\n\n" + bumped).encode()})
+    (root2 / "LEARNINGS.md").write_text(
+        "# Learnings\n\n" + bumped.replace("**Status**: pending", "**Status**: resolved")
+    )
+    plan(ws2)
+    assert pending(ws2) == {}

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_kinds import LEARNING_KIND
-from brainview.core.learnings_parse import split_lines
+from brainview.core.learnings_parse import HOT, WARM, Entry, block_tier, parse, split_lines
 from brainview.core.learnings_tiers import (
     PROMOTE,
     RETIRE,
@@ -90,6 +90,34 @@ def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-
                 related=tuple(members.get(r["neuron_id"], ())),
             )  # fmt: skip
         )
+    return out
+
+
+def as_files_say(tree: Tree, entries: list[EntryState]) -> list[EntryState]:
+    """Block entries as their files say now: the skill edits a block in place (its
+    ``**Status**``, ``Recurrence-Count``, ``Last-Seen``), so the plan reads them from
+    the file, not from the import."""
+    wanted = sorted({e.file for e in entries if e.block})
+    found: dict[str, dict[bytes, Entry]] = {}
+    for rel in wanted:
+        try:
+            data = lfiles.read_file(tree, rel)
+        except (BrainviewError, OSError):
+            continue
+        if data is not None:
+            found[rel] = {x.key_text: x for x in parse(rel, data).entries if x.block_id}
+    out: list[EntryState] = []
+    for e in entries:
+        now_e = found.get(e.file, {}).get(e.raw.rstrip(b"\r")) if e.block else None
+        if now_e is None:
+            out.append(e)
+            continue
+        tier = block_tier(now_e.status, e.tier) if e.tier in (HOT, WARM) else e.tier
+        seen = None
+        if now_e.last_seen:
+            with contextlib.suppress(ValueError):
+                seen = datetime.fromisoformat(now_e.last_seen).replace(tzinfo=UTC)
+        out.append(replace(e, tier=tier, recurrence=now_e.used, last_seen=seen))
     return out
 
 
@@ -166,6 +194,7 @@ def plan_moves(
         rows = lrows.entries(conn)
         entries = states(conn, agent.era, rows)
         pending = lrows.pending_moves(conn)
+    entries = as_files_say(tree, entries)
     items = [_over_limit(i, tree, hot_file) for i in plan(entries, now, hot_file, rules or Rules())]
     fresh = [i for i in items if i.entry.neuron_id not in pending]
     result.already_pending = len(items) - len(fresh)
