@@ -5,6 +5,7 @@ line that does not say whether it exists, and nothing is written there."""
 from __future__ import annotations
 
 import csv
+import re
 
 from brainview.core.identity import Identity
 from brainview.demo.generator import DEMO_NOW
@@ -39,4 +40,8 @@ async def test_a_served_reviewer_exports_only_under_the_project(demo, tmp_path) 
         assert any(m.endswith("to exports/queue.csv") for m in said), said
     assert list(outside.iterdir()) == []
     with (root / "exports" / "queue.csv").open() as fh:
-        assert len(list(csv.DictReader(fh))) == 36
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 36
+    # The summary reads as on screen: user neurons by title, never a bare id.
+    assert not [r["summary"] for r in rows if re.search(r"\bn-[0-9a-f]{6,}", r["summary"])]
+    assert all(r["id"].startswith("prop-") for r in rows)

@@ -69,3 +69,37 @@ def test_consolidation_items_in_the_queue_read_by_lesson_title(demo) -> None:  #
         named = with_titles(project, items)
     for row in named:
         assert row.title_summary and not re.search(r"\br-[0-9a-f]{6,}", row.title_summary)
+
+
+def test_stdp_rows_and_merges_name_the_other_lesson(demo, project) -> None:  # type: ignore[no-untyped-def]
+    from rich.console import Console
+
+    from brainview.services.audit import trail
+    from brainview.services.readout.named import lesson_titles
+    from brainview.tui.widgets.audit_view import render_trail
+
+    root, info = demo
+    conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+    try:
+        rid = conn.execute(
+            "SELECT pre FROM synapse WHERE pre LIKE 'r-%' AND post LIKE 'r-%' LIMIT 1"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    t = trail(project, rid)
+    if not t.weight_changes:  # the demo records STDP only for decided proposals
+        from brainview.services.audit import WeightChange
+
+        other = next(r for r in info.reflection_ids if r != rid)
+        t.weight_changes.append(
+            WeightChange(
+                "dec-1", "2026-11-29T00:00:00+00:00", rid, other, "relates_to", 0.4, 0.5, 1
+            )
+        )
+    ends = [e for w in t.weight_changes for e in (w.pre, w.post)]
+    titles = lesson_titles(project, ends)
+    console = Console(width=200, record=True)
+    console.print(render_trail(t, titles=titles))
+    section = console.export_text().split("STDP and links")[1].split("merges")[0]
+    assert "this lesson" in section and "⟦" in section
+    assert not re.search(r"\br-[0-9a-f]{6,} -", section)

@@ -31,3 +31,14 @@ def neuron_titles(project: Project, ids: Iterable[str]) -> dict[str, tuple[str, 
     with project.user.read() as uconn:
         users = neurons_by_ids(uconn, project.user.era, wanted)
     return {u.id: (first_line(u.content, TITLE_CHARS) or u.id, u.live) for u in users.values()}
+
+
+def lesson_titles(project: Project, ids: Iterable[str]) -> dict[str, str]:
+    """``id → title`` of the named reflections (agent brain) that exist: what the
+    console shows for a lesson at the far end of a link or a merge."""
+    wanted = sorted(set(ids))
+    if not wanted or project.agent is None:
+        return {}
+    with project.agent.read() as conn:
+        found = neurons_by_ids(conn, project.agent.era, wanted)
+    return {r.id: first_line(r.content, TITLE_CHARS) or r.id for r in found.values()}

@@ -329,7 +329,7 @@ class TriageActions:
                 "id": r.id,
                 "kind": r.kind,
                 "skill": r.skill,
-                "summary": r.summary,
+                "summary": r.title_summary or r.summary,  # titles, as on screen
                 "created_at": r.created_at,
                 "consulted": r.n_consulted,
                 "stale": r.stale or "",

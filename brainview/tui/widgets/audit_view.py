@@ -9,7 +9,7 @@ through :mod:`brainview.core.safe_text`.  Long lists show the first rows and a c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -112,10 +112,19 @@ def _grades(t: AuditTrail) -> list[Text]:
     return rows
 
 
-def _weights(t: AuditTrail) -> list[Text]:
+def _named(rid: str, t: AuditTrail, titles: dict[str, str]) -> str:
+    """A lesson as a person reads it: ``this lesson`` or ``⟦title⟧`` (its id when the
+    title could not be read)."""
+    if rid == t.reflection_id:
+        return "this lesson"
+    title = titles.get(rid)
+    return f"⟦{one_line(title, 40)}⟧" if title else one_line(rid, 24)
+
+
+def _weights(t: AuditTrail, titles: dict[str, str]) -> list[Text]:
     rows = []
     for w in t.weight_changes:
-        edge = f"{one_line(w.pre, 24)} -{one_line(w.type, 12)}→ {one_line(w.post, 24)}"
+        edge = f"{_named(w.pre, t, titles)} -{one_line(w.type, 12)}→ {_named(w.post, t, titles)}"
         after = f"{w.after:.3f}" if w.after is not None else "—"
         change = f"{w.before:.3f} → {after}" if w.before is not None else f"linked at {after}"
         rows.append(Text(f"{_when(w.at)}  {edge}  {change}  · {one_line(w.decision_id, 20)}"))
@@ -156,8 +165,11 @@ def _influenced(t: AuditTrail) -> list[Text]:
     return rows
 
 
-def render_trail(t: AuditTrail, *, show_content: bool = False) -> RenderableType:
-    """The whole trail as inert text."""
+def render_trail(
+    t: AuditTrail, *, show_content: bool = False, titles: dict[str, str] | None = None
+) -> RenderableType:
+    """The whole trail as inert text (``titles``: the other lessons it names, by id)."""
+    titles = titles or {}
     head = Text.assemble(
         (one_line(t.reflection_id, 40), "bold"),
         f"  {one_line(t.skill, 16) or '∅'} · {one_line(t.type, 16)}",
@@ -170,9 +182,10 @@ def render_trail(t: AuditTrail, *, show_content: bool = False) -> RenderableType
         parts.append(safe_text(t.content, limit=1_500))
     parts += [Text("\norigin", style="bold underline"), _origin(t)]
     parts += _section("grades", _grades(t), "never graded", t.grade_history_total)
-    parts += _section("STDP and links", _weights(t), "no weight changes recorded")
+    parts += _section("STDP and links", _weights(t, titles), "no weight changes recorded")
     merges = [
-        Text(f"{_when(m.at)}  {m.role.replace('_', ' ')} {one_line(m.other, 40)}") for m in t.merges
+        Text(f"{_when(m.at)}  {m.role.replace('_', ' ')} {_named(m.other, t, titles)}")
+        for m in t.merges
     ]
     parts += _section("merges", merges, "none")
     parts += _section("lifecycle", _lifecycle(t), "never challenged or invalidated")
@@ -204,6 +217,8 @@ class AuditView(Static):
         mark: int = 0
         """The lifecycle fingerprint read just before the trail
         (:func:`brainview.services.review.flags.lifecycle_mark`)."""
+        titles: dict[str, str] = field(default_factory=dict)
+        """The other lessons the trail names (links, merges), id → title."""
 
     @dataclass
     class Failed(Message):
@@ -215,6 +230,8 @@ class AuditView(Static):
     def __init__(self, *, show_content: bool = False, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.show_content = show_content
+        self.titles: dict[str, str] = {}
+        """The other lessons the loaded trail names, id → title."""
 
     def watch_reflection_id(self, rid: str | None) -> None:
         self.trail, self.error = None, ""
@@ -227,15 +244,18 @@ class AuditView(Static):
             self._load(self.reflection_id)
 
     def _load(self, rid: str) -> None:
-        def read(session: Session) -> tuple[AuditTrail, int]:
+        def read(session: Session) -> tuple[AuditTrail, int, dict[str, str]]:
             from brainview.services.audit import trail
+            from brainview.services.readout.named import lesson_titles
             from brainview.services.review.flags import lifecycle_mark
 
             with session.project() as project:
                 mark = lifecycle_mark(project)
-                return trail(project, rid, undone_limit=MAX_ROWS), mark
+                t = trail(project, rid, undone_limit=MAX_ROWS)
+                ends = [e for w in t.weight_changes for e in (w.pre, w.post)]
+                return t, mark, lesson_titles(project, [*ends, *(m.other for m in t.merges)])
 
-        def done(result: tuple[AuditTrail, int]) -> None:
+        def done(result: tuple[AuditTrail, int, dict[str, str]]) -> None:
             self.post_message(self.Loaded(*result))
 
         run_service(self, read, group="audit-view", done=done, ids=(rid,))
@@ -249,6 +269,7 @@ class AuditView(Static):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         if message.trail.reflection_id == self.reflection_id:
+            self.titles = message.titles
             self.trail = message.trail
 
     @on(Failed)
@@ -263,4 +284,4 @@ class AuditView(Static):
             return Text(
                 "reading the audit trail…" if self.reflection_id else "", style="dim italic"
             )
-        return render_trail(self.trail, show_content=self.show_content)
+        return render_trail(self.trail, show_content=self.show_content, titles=self.titles)
