@@ -118,3 +118,19 @@ def reflections_matching(conn: Connection, needle: str, limit: int = 5) -> list[
         {"prefix": f"{escaped}%", "inner": f"%{escaped}%", "n": limit},
     ).all()
     return [(str(r[0]), str(r[1] or "")) for r in rows]
+
+
+def neurons_titled(conn: Connection, needle: str, limit: int = 20) -> list[str]:
+    """Ids of up to ``limit`` neurons (the user brain) whose title — the first line of
+    their text, as the console shows it — contains ``needle`` (literally): the neurons
+    a typed title may mean."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    rows = conn.execute(
+        text(
+            "SELECT id FROM neuron "
+            "WHERE substr(content, 1, instr(content || char(10), char(10)) - 1) "
+            "LIKE :inner ESCAPE '\\' ORDER BY id LIMIT :n"
+        ),
+        {"inner": f"%{escaped}%", "n": limit},
+    ).all()
+    return [str(r[0]) for r in rows]

@@ -103,3 +103,28 @@ def test_stdp_rows_and_merges_name_the_other_lesson(demo, project) -> None:  # t
     section = console.export_text().split("STDP and links")[1].split("merges")[0]
     assert "this lesson" in section and "⟦" in section
     assert not re.search(r"\br-[0-9a-f]{6,} -", section)
+
+
+def test_the_palette_finds_a_lesson_by_a_title_shown_on_screen(demo, project) -> None:  # type: ignore[no-untyped-def]
+    from brainview.core.refs import parse_refs
+    from brainview.services.readout.reflections import find_reflections
+
+    root, info = demo
+    conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+    try:
+        rid, content = conn.execute(
+            "SELECT id, content FROM neuron WHERE id = ?", (info.reflection_ids[0],)
+        ).fetchone()
+    finally:
+        conn.close()
+    nid = parse_refs(content)[0]
+    user = sqlite3.connect(root / ".spikuit" / "circuit.db")
+    try:
+        (text,) = user.execute("SELECT content FROM neuron WHERE id = ?", (nid,)).fetchone()
+    finally:
+        user.close()
+    title = text.splitlines()[0].lstrip("# ").strip()  # "Tempering — usage"
+    hits = find_reflections(project, title)
+    assert hits, title
+    assert all("[user:" not in shown for _rid, shown in hits)
+    assert any(f"⟦{title}" in shown for _rid, shown in hits)

@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.json_strict import finite, loads_stored
+from brainview.core.refs import name_refs
 from brainview.core.signals import Settings
 from brainview.errors import NotFoundError
 from brainview.services import audit, lifecycle
@@ -25,6 +26,7 @@ from brainview.services.influence import reflection_signals
 from brainview.services.intake.refs import resolve
 from brainview.services.learnings.detail import provenance as learnings_provenance
 from brainview.services.project import Project
+from brainview.services.readout.named import ref_titles
 from brainview.store import reflection_reads
 from brainview.store.cards import card_of
 from brainview.store.era import Era
@@ -146,13 +148,27 @@ def page_reflections(
 
 
 def find_reflections(project: Project, query: str, limit: int = 5) -> list[tuple[str, str]]:
-    """``(id, content)`` of up to ``limit`` reflections whose id starts with, or whose
-    text contains, ``query`` (the command palette's jump; none without an agent brain)."""
+    """``(id, text)`` of up to ``limit`` reflections whose id starts with, or whose
+    text contains, ``query`` — or that name a user neuron whose text contains it (the
+    titles the console shows) — with their ``[user:…]`` references named ``⟦title⟧``
+    (the command palette's jump; none without an agent brain)."""
     needle = query.strip()
     if project.agent is None or not needle:
         return []
+    # A title the console shows (⟦Tempering⟧) is a user neuron's text: find the
+    # neurons it may mean, then the lessons that name them.
+    with project.user.read() as uconn:
+        meant = reflection_reads.neurons_titled(uconn, needle)
     with project.agent.read() as conn:
-        return reflection_reads.reflections_matching(conn, needle, limit)
+        found = dict(reflection_reads.reflections_matching(conn, needle, limit))
+        for nid in meant:
+            if len(found) >= limit:
+                break
+            for rid, content in reflection_reads.reflections_matching(conn, f"[user:{nid}]", limit):
+                found.setdefault(rid, content)
+    hits = list(found.items())[:limit]
+    titles = ref_titles(project, [c for _r, c in hits])
+    return [(rid, name_refs(content, titles)) for rid, content in hits]
 
 
 def iter_reflections(
