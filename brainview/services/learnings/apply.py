@@ -98,8 +98,11 @@ def preview(conn: Connection, params: dict[str, Any]) -> tuple[list[tuple[str, s
         (f"tier of {row['neuron_id']}", str(row["tier"]), str(params["tier_to"]))
     ]
     for rel, sign, text in diff_lines(before, after):
+        in_place = move.status is not None and rel == move.source  # a block's status edit
         if before.get(rel) is None and text == "(new file)":
             lines.append((rel, "(absent)", "(new file)"))
+        elif in_place:
+            lines.append((rel, text, "(replaced)") if sign == "-" else (rel, "", text))
         elif sign == "-":
             lines.append((f"{rel}", text, "(line removed)"))
         else:
