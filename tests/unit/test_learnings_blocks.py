@@ -211,3 +211,21 @@ def test_the_skills_own_recurrence_count_promotes_and_the_file_is_read_at_plan(
     )
     plan(ws2)
     assert pending(ws2) == {}
+
+
+def test_a_status_edit_touches_one_line_and_keeps_crlf() -> None:
+    from brainview.core.learnings_edit import Move, apply_moves
+
+    data = (
+        b"# L\r\n\r\n## [LRN-20261101-001] correction\r\n**Status**: pending\r\n\r\n"
+        b"### Summary\r\nUse pnpm\r\n---\r\n## [LRN-20261102-002] x\r\n**Status**: pending\r\n"
+    )
+    mv = Move("LEARNINGS.md", 3, b"## [LRN-20261101-001] correction\r", "../AGENTS.md",
+              status="promoted", marker=("**Promoted**: AGENTS.md",))  # fmt: skip
+    out = apply_moves({"LEARNINGS.md": data, "../AGENTS.md": None}, [mv])
+    assert out["LEARNINGS.md"] == data.replace(
+        b"**Status**: pending\r\n\r\n",
+        b"**Status**: promoted\r\n**Promoted**: AGENTS.md\r\n\r\n",
+        1,
+    )
+    assert out["../AGENTS.md"] == b"- Use pnpm (LRN-20261101-001)\n"
