@@ -1,8 +1,9 @@
 """The footer every brainview screen docks: never cut mid-word.
 
 Textual's footer lays every shown binding in one row and lets the row run off the
-right edge ("^q Qui▏").  This one shows only the keys that fit whole, in binding order,
-keeping the help key (which lists everything else) always in view.
+right edge ("^q Qui▏").  This one shows only the keys that fit whole, in the screen's
+declared binding order (a remapped key keeps its place), keeping the help key (which
+lists everything else) always in view.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
 
@@ -59,6 +61,10 @@ class Footer(TextualFooter):
         items = list(super().compose())
         palette = [i for i in items if i.has_class("-command-palette")]
         keys = [i for i in items if isinstance(i, FooterKey) and i not in palette]
+        # In declared order: a key remapped in [keys] comes last in Textual's active
+        # bindings, and would be the first to drop off a narrow footer.
+        order = _declared(self.screen)
+        keys.sort(key=lambda k: order.get(k.action, len(order)))
         room = (self._width or self.app.size.width) - (PALETTE_CELLS if palette else 0)
         keep = [k for k in keys if k.action in HELP_ACTIONS][:1]
         room -= sum(_cells(k) for k in keep)
@@ -77,6 +83,15 @@ class Footer(TextualFooter):
         if event.size.width != self._width:
             self._width = event.size.width
             self.call_after_refresh(self.recompose)
+
+
+def _declared(screen: Screen) -> dict[str, int]:
+    """Action → its place among the screen's declared bindings (review verbs first)."""
+    order: dict[str, int] = {}
+    for n, b in enumerate(getattr(screen, "BINDINGS", [])):
+        if isinstance(b, Binding):
+            order.setdefault(b.action, n)
+    return order
 
 
 def _signature(screen: Screen) -> tuple[object, ...]:

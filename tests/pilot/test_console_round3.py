@@ -73,3 +73,64 @@ class TestNoDecisionFromText:
             await pilot.press("enter", "j", "r")
             await pilot.pause()
             assert isinstance(app.screen, ReasonPrompt) and bar.value == "link"
+
+
+def screen_text(app) -> str:  # type: ignore[no-untyped-def]
+    """The characters on screen now."""
+    update = app.screen._compositor.render_update(full=True)
+    return "\n".join("".join(s.text for strip in line for s in strip) for line in update.strips)
+
+
+class TestSmallScreens:
+    """80×24 keeps what a decision needs on screen."""
+
+    async def test_a_flagged_proposals_change_table_stays_on_screen(self, demo) -> None:  # type: ignore[no-untyped-def]
+        import json
+        import sqlite3
+
+        root, info = demo
+        conn = sqlite3.connect(root / ".spikuit" / "agent" / "circuit.db")
+        try:
+            (pid,) = conn.execute(
+                "SELECT id FROM brainview_proposal WHERE status = 'pending' "
+                "AND kind = 'add_synapse' ORDER BY created_at LIMIT 1"
+            ).fetchone()
+            flags = [
+                {"kind": "blast", "reflection": r, "role": "consulted"}
+                for r in info.reflection_ids[:3]
+            ]
+            conn.execute(
+                "UPDATE brainview_proposal SET suspicion = ? WHERE id = ?", (json.dumps(flags), pid)
+            )
+            conn.commit()
+        finally:
+            conn.close()
+        app = _app(root)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("slash", *pid, "enter")
+            await settle(pilot)
+            assert app.screen.queue.current_id == pid
+            shown = screen_text(app)
+            assert "suspect" in shown
+            assert "synapse ⟦" in shown and " after" in shown, shown
+
+    async def test_a_remapped_accept_key_stays_in_the_footer(self, demo) -> None:  # type: ignore[no-untyped-def]
+        from brainview.config import Config
+        from brainview.tui.footer import Footer
+
+        root, _ = demo
+        app = make_app(
+            discover(root),
+            clock=frozen(DEMO_NOW),
+            start="triage",
+            decider="pilot",
+            config=Config(keys={"triage.accept": "y", "triage.reject": "n"}),
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            footer = app.screen.query_one(Footer)
+            shown = [(k.key_display, k.description) for k in footer.query("FooterKey")]
+            keys = [k for k, _d in shown]
+            assert ("y", "Accept") in shown and ("n", "Reject") in shown, shown
+            assert keys.index("y") < keys.index("n")  # the review verbs lead, as declared

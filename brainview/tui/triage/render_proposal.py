@@ -52,7 +52,8 @@ def titled(text: str, titles: dict[str, str]) -> str:
 
 
 def render_header(d: ProposalDetail) -> RenderableType:
-    """Kind and summary, the meta line, flags, the rationale, then the change."""
+    """Kind and summary, the meta line, one line per warning, the change, then the
+    suspicion flags in full and the rationale (the change stays on a 24-row screen)."""
     titles = neuron_titles(d)
     summary = titled(d.summary, titles)
     head = Text.assemble((d.kind, "bold"), "  ", safe_text(summary, multiline=False, limit=200))
@@ -80,12 +81,14 @@ def render_header(d: ProposalDetail) -> RenderableType:
         if leans is not None:
             lines.append(leans)
     flags = render_suspicion(d.suspicion) if d.suspicion else None
+    if flags is not None:  # one line here: the change table stays on a small screen
+        lines.append(Text(f"{GLYPH['suspect']} suspect: the flags follow the change", "bold"))
+    lines.append(render_preview(d, titles))
     if flags is not None:
         lines.append(flags)
     if d.rationale:
         why = d.rationale_display or d.rationale
         lines.append(Text.assemble(("why  ", "bold"), safe_text(why, limit=800)))
-    lines.append(render_preview(d, titles))
     return Group(*lines)
 
 
