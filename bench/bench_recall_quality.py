@@ -27,12 +27,22 @@ queries on a copy of the same project (made with SQLite's backup API):
   1,000-neuron candidate cap lifted, to tell the cap from the formula (slow: every
   query then reads every neuron into Python, ~10 s a query on 100k).
 
+With ``--semantic MODEL`` (``wordllama``: a static embedding model whose weights ship in
+its wheel, ``pip install 'brainview[bench-embed]'``; ``stand-in``: the tests' hashing
+embedder, plumbing only) the copy's agent brain gets an ``[embedder]`` in its
+``config.toml`` naming a local server that speaks Spikuit's ``openai-compat`` protocol
+(``bench/recall_embedder.py``), and the **semantic arm** runs: brainview with the
+embedder (every lesson embedded on the first recall — the cold fill, timed apart), and
+ablations of it (:data:`SEMANTIC_ARMS`).  Its summary line gives the nDCG@10 gain over
+lexical recall (overall, by style, the worst mistake family), the warm recall latency
+without the provider's query-embedding time, and that time apart.
+
 Prints one JSON line per (brain, system) — mean nDCG@10, recall@10 (capped:
 relevant in the top 10 / min(10, relevant)), top2@10 (share of the grade-2 lessons in
 the top 10) overall and per query style — then a summary line per brain.
 
     python bench/bench_recall_quality.py [--sizes demo,agent100k] [--seed 5]
-        [--per-family N] [--explore] [--spkt-uncapped] [--markdown]
+        [--per-family N] [--explore] [--spkt-uncapped] [--markdown] [--semantic MODEL]
         [--cases-out bench/.cache/recall_cases.jsonl]
 """
 
@@ -62,6 +72,7 @@ from brainview.demo.recall_eval import PlainBM25, ndcg, recall_at, top2_at
 from brainview.demo.recall_labels import STYLES, Case, build_cases
 from brainview.services import recall as recall_service
 from brainview.services.project import Project
+from brainview.services.recall import semantic as semantic_service
 from brainview.store.discovery import discover
 from brainview.store.recall_handle import close_all
 
@@ -73,7 +84,8 @@ Ranker = Callable[[Case], list[str]]
 
 ABLATIONS: dict[str, list[tuple[Any, str, Any]]] = {
     "brainview": [],
-    "brainview lexical only": [(recall_rank, "W_SPREAD", 0.0)],
+    "brainview lexical only": [(recall_rank, "W_SPREAD", 0.0), (recall_rank, "W_CITED", 0.0)],
+    "brainview no cited term": [(recall_rank, "W_CITED", 0.0)],
     "brainview spread only": [(recall_rank, "W_LEX", 0.0)],
     "brainview no R": [(recall_rank, "R_FLOOR", 1.0)],
     "brainview no neighbours": [(recall_service, "NEIGHBOURS_PER_REF", 0)],
@@ -83,6 +95,20 @@ ABLATIONS: dict[str, list[tuple[Any, str, Any]]] = {
         (recall_text, "SYNAPSE_WORDS", {t: t.replace("_", " ") for t in recall_text.SYNAPSE_WORDS}),
     ],
 }
+
+SEMANTIC_ARMS: dict[str, list[tuple[Any, str, Any]]] = {
+    "brainview +semantic": [],
+    "brainview +semantic, semantic seeds 0.5": [(recall_service, "SEED_SEMANTIC", 0.5)],
+    "brainview +semantic, no cited term": [(recall_rank, "W_CITED", 0.0)],
+    "brainview +semantic, W_SEM 0.1": [(recall_rank, "W_SEM", 0.1)],
+    "brainview +semantic, W_SEM 0.6": [(recall_rank, "W_SEM", 0.6)],
+    "semantic only": [
+        (recall_rank, "W_LEX", 0.0),
+        (recall_rank, "W_SPREAD", 0.0),
+        (recall_rank, "W_CITED", 0.0),
+    ],
+}
+"""With ``--semantic``: the embedder on, and one part changed at a time."""
 
 _draft_text = recall_service.draft_text
 
@@ -117,12 +143,18 @@ EXPLORE: dict[str, list[tuple[Any, str, Any]]] = {
 # -- systems -----------------------------------------------------------------------------
 
 
-def brainview_ranker(project: Project, patches: list[tuple[Any, str, Any]]) -> Ranker:
+def brainview_ranker(
+    project: Project, patches: list[tuple[Any, str, Any]], timings: list[Any] | None = None
+) -> Ranker:
     def rank(case: Case) -> list[str]:
         with contextlib.ExitStack() as stack:
             for target, name, value in patches:
                 stack.enter_context(mock.patch.object(target, name, value))
+            t = time.perf_counter()
             res = recall_service.recall(project, case.query(K), now=DEMO_NOW, log=False)
+            took = (time.perf_counter() - t) * 1000
+        if timings is not None:
+            timings.append((took, res.semantic.get("query_embed_ms", 0.0), res.semantic))
         return [h.reflection for h in res.hits]
 
     return rank
@@ -197,6 +229,89 @@ def evaluate(cases: list[Case], ranked: list[list[str]]) -> dict[str, Any]:
     return out
 
 
+def by_family(cases: list[Case], ranked: list[list[str]]) -> dict[str, float]:
+    out: dict[str, list[float]] = {}
+    for case, got in zip(cases, ranked, strict=True):
+        out.setdefault(case.family, []).append(ndcg(got, dict(case.grades)))
+    return {f: statistics.fmean(v) for f, v in out.items()}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1) if ordered else 0.0
+
+
+@contextlib.contextmanager
+def _restored(config: Path, text: str | None) -> Iterator[None]:
+    """The baselines after the arm run with the config as it was (no embedder)."""
+    try:
+        yield
+    finally:
+        if text is None:
+            config.unlink(missing_ok=True)
+        else:
+            config.write_text(text)
+
+
+def semantic_arm(
+    copy: Path, cases: list[Case], model: str, rankings: dict[str, list[list[str]]]
+) -> dict[str, Any]:
+    """Run :data:`SEMANTIC_ARMS` on ``copy`` with ``model`` served; the summary."""
+    import recall_embedder
+
+    config = copy / ".spikuit" / "agent" / "config.toml"
+    before = config.read_text() if config.exists() else None
+    with recall_embedder.serve(model) as served, _restored(config, before):
+        recall_embedder.configure(copy / ".spikuit" / "agent", served)
+        with (
+            Project.open(discover(copy)) as project,
+            mock.patch.object(semantic_service, "MAX_EMBED", 10**9),
+            mock.patch.object(semantic_service, "BATCH", 512),
+        ):
+            t = time.perf_counter()
+            cold = recall_service.recall(project, cases[0].query(K), now=DEMO_NOW, log=False)
+            fill = time.perf_counter() - t
+            if not cold.semantic.get("on"):
+                raise SystemExit(f"semantic arm: embedder not used: {cold.semantic}")
+            provider_fill = served.seconds
+            timings: list[Any] = []
+            for name, patches in SEMANTIC_ARMS.items():
+                t = time.perf_counter()
+                rank = brainview_ranker(
+                    project, patches, timings if name.endswith("semantic") else None
+                )
+                rankings[name] = [rank(c) for c in cases]
+                print(f"#   {name}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
+            warm = [took - q for took, q, _s in timings]
+            query = [q for _t, q, _s in timings if q > 0]
+    lexical, fused = rankings["brainview"], rankings["brainview +semantic"]
+    fam_lex, fam_sem = by_family(cases, lexical), by_family(cases, fused)
+    worst = min(fam_sem, key=lambda f: fam_sem[f] - fam_lex[f])
+    base, with_sem = evaluate(cases, lexical), evaluate(cases, fused)
+    return {
+        "model": served.model,
+        "dimension": served.dimension,
+        "lessons": cold.semantic.get("lessons"),
+        "cold_fill_s": round(fill, 1),
+        "cold_fill_provider_s": round(provider_fill, 1),
+        "lexical_ndcg10": base["ndcg10"],
+        "semantic_ndcg10": with_sem["ndcg10"],
+        "gain_pct": round(100 * (with_sem["ndcg10"] / base["ndcg10"] - 1), 1),
+        "gain_by_style_pct": {
+            st: round(100 * (with_sem["by_style"][st]["ndcg10"] / v["ndcg10"] - 1), 1)
+            if v["ndcg10"]
+            else None
+            for st, v in base["by_style"].items()
+        },
+        "worst_family": worst,
+        "worst_family_delta": round(fam_sem[worst] - fam_lex[worst], 3),
+        "warm_p50_ms_without_query_embed": pct(warm, 0.5),
+        "warm_p95_ms_without_query_embed": pct(warm, 0.95),
+        "query_embed_p50_ms": pct(query, 0.5),
+        "query_embed_p95_ms": pct(query, 0.95),
+    }
+
+
 def run_size(
     size: str,
     seed: int,
@@ -205,6 +320,7 @@ def run_size(
     uncapped: bool,
     explore: bool,
     baselines: bool = True,
+    semantic: str | None = None,
 ) -> list[dict[str, Any]]:
     root, info = brain_info(size)
     results: list[dict[str, Any]] = []
@@ -214,15 +330,27 @@ def run_size(
         cases = build_cases(copy, info["themes"], seed=seed, per_family=per_family)
         print(f"# {size}: {len(cases)} cases", file=sys.stderr)
         rankings: dict[str, list[list[str]]] = {}
+        lexical_timings: list[Any] = []
         with Project.open(discover(copy)) as project:
             for name, patches in (ABLATIONS | (EXPLORE if explore else {})).items():
                 t = time.perf_counter()
-                rank = brainview_ranker(project, patches)
+                timed = lexical_timings if name == "brainview" else None
+                rank = brainview_ranker(project, patches, timed)
                 rankings[name] = [rank(c) for c in cases]
                 print(f"#   {name}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
         close_all()
+        sem_summary = semantic_arm(copy, cases, semantic, rankings) if semantic else None
+        if sem_summary is not None:
+            lex_ms = [took for took, _q, _s in lexical_timings[1:]]  # the first builds the index
+            sem_summary["lexical_warm_p50_ms"] = pct(lex_ms, 0.5)
+            sem_summary["lexical_warm_p95_ms"] = pct(lex_ms, 0.95)
+        close_all()
+        if sem_summary is not None:
+            results.append(
+                {"bench": "recall_quality", "size": size, "semantic_summary": True} | sem_summary
+            )
         if not baselines:
-            return [
+            return results + [
                 {"bench": "recall_quality", "size": size, "system": name} | evaluate(cases, r)
                 for name, r in rankings.items()
             ]
@@ -253,9 +381,10 @@ def run_size(
                 row["ranked"] = {name: r[i] for name, r in rankings.items()}
                 cases_out.write(json.dumps(row) + "\n")
         spkt_best = max(
-            (r for r in results if r["system"] in ("spkt", "spkt+ids")), key=lambda r: r["ndcg10"]
+            (r for r in results if r.get("system") in ("spkt", "spkt+ids")),
+            key=lambda r: r["ndcg10"],
         )
-        ours = next(r for r in results if r["system"] == "brainview")
+        ours = next(r for r in results if r.get("system") == "brainview")
         gain = ours["ndcg10"] / spkt_best["ndcg10"] - 1 if spkt_best["ndcg10"] else math.inf
         results.append(
             {
@@ -277,7 +406,7 @@ def run_size(
 def markdown(results: list[dict[str, Any]]) -> str:
     lines = []
     for size in dict.fromkeys(r["size"] for r in results):
-        rows = [r for r in results if r["size"] == size and not r.get("summary")]
+        rows = [r for r in results if r["size"] == size and "system" in r]
         lines += [
             f"\n**{size}** ({rows[0]['n']} queries)\n",
             "| system | nDCG@10 | recall@10 | top2@10 | nDCG@10 draft | text+refs | text |",
@@ -306,6 +435,7 @@ def main() -> int:
     ap.add_argument("--spkt-uncapped", action="store_true", help="also spkt without its cap")
     ap.add_argument("--no-baselines", action="store_true", help="brainview variants only")
     ap.add_argument("--cases-out", type=Path, help="write every case's rankings (JSON lines)")
+    ap.add_argument("--semantic", choices=("wordllama", "stand-in"), help="the semantic arm")
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
     out = args.cases_out.open("w") if args.cases_out else None
@@ -321,6 +451,7 @@ def main() -> int:
                 uncapped=args.spkt_uncapped and size != "demo",
                 explore=args.explore,
                 baselines=not args.no_baselines,
+                semantic=args.semantic,
             )
             for r in got:
                 print(json.dumps(r), flush=True)

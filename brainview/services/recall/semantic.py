@@ -66,7 +66,7 @@ def off(reason: str, **more: Any) -> Semantic:
     return Semantic({}, {"on": False, "reason": reason} | more)
 
 
-def semantic(
+def semantic_scores(
     handle: Handle,
     conn: Any,
     agent_db: Path,

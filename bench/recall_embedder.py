@@ -1,0 +1,121 @@
+"""Embedders for the recall benchmarks, served over Spikuit's ``openai-compat`` HTTP
+protocol (``POST /v1/embeddings``) on a local port, so recall reaches them exactly as it
+reaches a real provider.
+
+- ``wordllama`` — WordLlama's ``l2_supercat`` static embeddings (256 dimensions), whose
+  weights and tokenizer ship inside the ``wordllama`` wheel (``pip install
+  'brainview[bench-embed]'``): loaded from the installed package with downloads
+  disabled, so nothing is fetched at run time.
+- ``stand-in`` — the tests' deterministic hashing embedder (``tests/embedder_server.py``):
+  plumbing only, it knows no meaning beyond a handful of synonyms.
+
+The server times each request; :attr:`Served.seconds` is the provider's own time,
+reported apart from recall's.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def wordllama() -> tuple[Embed, int, str]:
+    """WordLlama from the installed wheel, no download (ImportError if not installed)."""
+    import wordllama as pkg
+    from wordllama import WordLlama
+
+    model = WordLlama.load(cache_dir=Path(pkg.__file__).parent, disable_download=True)
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.asarray(model.embed(texts, norm=True), dtype=np.float32)
+
+    return embed, 256, "wordllama-l2-supercat-256"
+
+
+def stand_in(dimension: int = 256) -> tuple[Embed, int, str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.embedder_server import vector
+
+    def embed(texts: list[str]) -> np.ndarray:
+        return np.asarray([vector(t, dimension) for t in texts], dtype=np.float32)
+
+    return embed, dimension, "stand-in"
+
+
+MODELS: dict[str, Callable[[], tuple[Embed, int, str]]] = {
+    "wordllama": wordllama,
+    "stand-in": stand_in,
+}
+
+
+class Served:
+    """A running server: its base URL (with ``/v1``), dimension, model, time spent."""
+
+    def __init__(self, url: str, dimension: int, model: str) -> None:
+        self.url = url
+        self.dimension = dimension
+        self.model = model
+        self.seconds = 0.0
+        self.requests = 0
+        self.query_seconds: list[float] = []
+
+
+@contextmanager
+def serve(name: str) -> Iterator[Served]:
+    embed, dim, model = MODELS[name]()
+    served = Served("", dim, model)
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_args: Any) -> None:
+            return
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            started = time.perf_counter()
+            vecs = embed(list(body["input"]))
+            took = time.perf_counter() - started
+            with lock:
+                served.seconds += took
+                served.requests += 1
+                if len(body["input"]) == 1:
+                    served.query_seconds.append(took)
+            rows = [{"index": i, "embedding": v} for i, v in enumerate(vecs.tolist())]
+            data = json.dumps({"data": rows, "model": model}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            with suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    served.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield served
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def configure(agent_dir: Path, served: Served) -> None:
+    """The agent brain's ``config.toml`` naming the served embedder, as Spikuit reads it."""
+    (agent_dir / "config.toml").write_text(
+        '[brain]\nname = "bench-agent"\n\n[embedder]\nprovider = "openai-compat"\n'
+        f'base_url = "{served.url}"\nmodel = "{served.model}"\n'
+        f"dimension = {served.dimension}\n"
+    )
