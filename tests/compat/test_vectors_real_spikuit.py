@@ -141,3 +141,25 @@ def test_the_accept_output_says_what_is_left_for_spkt_embed_all(tmp_path: Path) 
     assert row["apply_state"] == "applied"
     assert f"deletes the stored vector of {merged}, {keep}" in row["vectors"]
     assert "until `spkt embed-all` re-embeds it" in row["vectors"]
+
+
+def test_undo_after_embed_all_is_refused_with_nothing_changed(tmp_path: Path) -> None:
+    from brainview.errors import ConflictError
+
+    root = tmp_path / "proj"
+    built = build_spikuit_project(root, n_neurons=24)
+    db = root / ".spikuit" / "circuit.db"
+    live = live_ids(built)
+    _embed(db, live[:6])
+    keep, merged = live[1], live[2]
+    _shown, merge = accept(root, "p-m-undo", "merge_neurons", {"keep": keep, "merge": [merged]})
+    conn = sqlite3.connect(db)  # what `spkt embed-all` adds for the survivor (the map row)
+    conn.execute("INSERT INTO neuron_vec_map (neuron_id) VALUES (?)", (keep,))
+    conn.commit()
+    conn.close()
+    before = _mapped(db)
+    with Project.locate(root, write_agent=True, write_user=True) as p:
+        later = datetime.now(UTC) + timedelta(seconds=5)
+        with pytest.raises(ConflictError, match="neuron_vec_map"):
+            review.undo(p, merge.decision_id, now=later, actor="bob")
+    assert _mapped(db) == before
