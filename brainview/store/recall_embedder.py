@@ -144,9 +144,9 @@ def _vectors(config: EmbedConfig, raw: bytes, count: int) -> Any:
         raise EmbedError(f"embedder returned {got} vectors for {count} texts")
     lengths = {len(v) if isinstance(v, list) else -1 for v in vecs}
     if lengths != {config.dimension} and count:
-        got = ", ".join(str(n) for n in sorted(lengths - {config.dimension}))
+        wrong = ", ".join(str(n) for n in sorted(lengths - {config.dimension}))
         raise EmbedError(
-            f"dimension mismatch: the embedder returned {got}, the config says {config.dimension}"
+            f"dimension mismatch: the embedder returned {wrong}, the config says {config.dimension}"
         )
     try:
         out = np.asarray(vecs, dtype=np.float32).reshape(count, config.dimension)

@@ -85,14 +85,14 @@ def stored(agent: sqlite3.Connection, ids: list[str], dim: int) -> dict[str, np.
     out: dict[str, np.ndarray] = {}
     chunks = sorted({c for c, _o in where.values()})
     for start in range(0, len(chunks), CHUNK):
-        part = chunks[start : start + CHUNK]
-        marks = ",".join("?" * len(part))
+        some = chunks[start : start + CHUNK]
+        marks = ",".join("?" * len(some))
         blobs = {
             int(cid): (bytes(vectors), bytes(valid))
             for cid, vectors, valid in agent.execute(
                 "SELECT v.rowid, v.vectors, c.validity FROM neuron_vec_vector_chunks00 v "
                 f"JOIN neuron_vec_chunks c ON c.chunk_id = v.rowid WHERE v.rowid IN ({marks})",
-                part,
+                some,
             )
             if isinstance(vectors, bytes) and isinstance(valid, bytes)
         }

@@ -121,7 +121,7 @@ def _query(handle: Handle, config: EmbedConfig, text: str) -> np.ndarray:
     cache_key = (config.key(), text)
     found = handle.queries.get(cache_key)
     if found is not None:
-        return found  # type: ignore[no-any-return]
+        return found
     raw = recall_embedder.embed(
         config,
         [with_prefix(text, config.prefix_style, "query")],
@@ -143,9 +143,13 @@ def _vectors(handle: Handle, conn: Any, config: EmbedConfig, synced: bool) -> Ve
         return held
     shape = recall_vectors.stored_shape(conn)
     stamp = (stored_stamp(handle.idx), shape)
-    same = isinstance(held, Vectors) and held.key == config.key() and held.stamp == stamp
-    if same and not held.missing:  # type: ignore[union-attr]
-        return held  # type: ignore[return-value]
+    if (
+        isinstance(held, Vectors)
+        and held.key == config.key()
+        and held.stamp == stamp
+        and not held.missing
+    ):
+        return held
     if shape is not None and shape[0] != config.dimension:
         return (
             f"dimension mismatch: the agent brain's vectors have {shape[0]} dimensions, "
