@@ -134,3 +134,25 @@ class TestSmallScreens:
             keys = [k for k, _d in shown]
             assert ("y", "Accept") in shown and ("n", "Reject") in shown, shown
             assert keys.index("y") < keys.index("n")  # the review verbs lead, as declared
+
+    async def test_communities_at_80x24_labels_plots_and_threshold(self, demo) -> None:  # type: ignore[no-untyped-def]
+        import re
+
+        from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
+
+        root, _ = demo
+        app = _app(root, start="communities")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.pause(0.4)  # past the plots' throttle
+            screen = app.screen
+            assert isinstance(screen, CommunitiesScreen)
+            label = screen.clusters.table.columns[screen.clusters.table.ordered_columns[1].key]
+            assert label.width >= 22
+            assert screen.query_one(DistributionPlot).size.height >= 6
+            forecast = screen.query_one(ForecastPlot)
+            assert forecast.size.height >= 6
+            shown = screen_text(app)
+            # The threshold's line is labelled with the threshold, never a neighbour.
+            assert re.search(r"0\.70[┤├─┼]", shown) or "0.70" in shown.split("forecast")[-1]
+            assert not re.search(r"0\.80[┤├─┼]─{20,}", shown)

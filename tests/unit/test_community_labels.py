@@ -47,3 +47,13 @@ def test_the_skills_column_shares_the_room_left() -> None:
     narrow, wide = fit_widths(columns, 80), fit_widths(columns, 200)
     assert 17 <= narrow[2] < wide[2] == 30
     assert narrow[1] >= 8 and wide[1] > narrow[1]
+
+
+def test_at_80_columns_a_community_label_keeps_its_words() -> None:
+    """Issue 32: labels were cut to 16 cells at 80×24 (the skills column took 17)."""
+    from brainview.tui.communities.cells import CLUSTER_COLUMNS
+
+    widths = fit_widths(CLUSTER_COLUMNS, 80)
+    assert widths[1] >= 22 and widths[3] >= 11
+    assert fit_widths(CLUSTER_COLUMNS, 120)[3] >= 17  # wide tables unchanged
+    assert skills_text({"curator": 11, "qabot": 2, "tutor": 2}, 11).plain == "curator +2"

@@ -63,13 +63,23 @@ def cluster_columns(with_spikuit: bool) -> Columns:
     return (*CLUSTER_COLUMNS, SPIKUIT_COLUMN) if with_spikuit else CLUSTER_COLUMNS
 
 
+LABEL_FLOOR = 22
+"""Cells the flexible column (a community's label, a lesson's title) keeps before the
+shared one (skills) takes more than :data:`SHARED_FLOOR`: at 80 columns a label read
+16 cells ("Suggested ⟦…⟧ re")."""
+SHARED_FLOOR = 11
+
+
 def fit_widths(columns: Columns, width: int) -> list[int]:
     """Column widths for a table ``width`` cells wide (the flexible column gets the rest;
-    a shared one, ``−1``, a third of it)."""
+    a shared one, ``−1``, a third of it, less on a narrow table so the flexible one keeps
+    :data:`LABEL_FLOOR` cells)."""
     fixed = sum(w for _l, _k, w in columns if w > 0)
     # Each column has one cell of padding on both sides; keep room for a scrollbar.
     rest = max(8, width - fixed - 2 * len(columns) - 2)
     shared = min(30, max(17, rest // 3)) if any(w < 0 for _l, _k, w in columns) else 0
+    if shared and rest - shared < LABEL_FLOOR:  # narrow: the label keeps its words
+        shared = max(SHARED_FLOOR, rest - LABEL_FLOOR)
     flexible = max(8, rest - shared)
     return [flexible if w == 0 else shared if w < 0 else w for _l, _k, w in columns]
 
@@ -86,7 +96,14 @@ def skills_text(skills: dict[str, int], width: int = 30) -> Text:
         line = ", ".join(parts[:shown]) + more
         if len(line) <= width:
             return Text(line)
-    return Text(parts[0] + (f" +{len(parts) - 1}" if len(parts) > 1 else "") if parts else "—")
+    if not parts:
+        return Text("—")
+    extra = f" +{len(parts) - 1}" if len(parts) > 1 else ""
+    top = parts[0].rsplit(" ", 1)[0]  # the biggest skill's name, without its count
+    for line in (parts[0] + extra, top + extra):
+        if len(line) <= width:
+            return Text(line)
+    return Text(one_line(top + extra, width))
 
 
 def _r(value: float | None) -> Text:

@@ -26,6 +26,8 @@ GRADE_MARKERS = {g: (GRADE_GLYPH[g], GRADE_NAMES[g]) for g in GRADE_GLYPH}
 """Marker character and name per spike grade."""
 
 
+ROOMY = 9
+"""Rows a plot needs before an axis label is worth a row of its own."""
 THRESHOLD_COLOR = "red"
 CROSSING_COLOR = "orange"
 
@@ -49,6 +51,22 @@ def forecast_range(values: np.ndarray, threshold: float) -> tuple[float, float]:
     instead of sitting in the top few of a 0–1 axis."""
     low = min(float(np.nanmin(values)) if values.size else threshold, threshold)
     return max(0.0, math.floor((low - 0.05) * 10) / 10), 1.0
+
+
+def forecast_ticks(low: float, high: float, threshold: float, rows: int) -> list[float]:
+    """The R axis's ticks on a plot ``rows`` rows tall: the threshold always, then the
+    ends and the middle where each has a row of its own.  A tick sharing a row with the
+    threshold would label the threshold's line with its value (0.80 on a 0.70 line)."""
+    span = (high - low) or 1.0
+
+    def row(y: float) -> int:
+        return round((y - low) / span * (rows - 1))
+
+    kept = [round(threshold, 2)]
+    for tick in (low, high, round((low + high) / 2, 1)):
+        if all(row(tick) != row(k) for k in kept):
+            kept.append(tick)
+    return sorted(kept)
 
 
 def fitting(width: int, *titles: str) -> str:
@@ -79,7 +97,8 @@ class DistributionPlot(ThrottledPlot):
             plt.yticks(_count_ticks(max(counts, default=0)))
             note = f" · {unreviewed} never reviewed" if unreviewed else ""
             plt.title(fitting(self.size.width, f"R now per decile{note}", "R now per decile"))
-            plt.xlabel("retrievability now")
+            if self.size.height >= ROOMY:  # on a short plot the bars need the row
+                plt.xlabel("retrievability now")
 
         self.show(draw)
 
@@ -126,11 +145,12 @@ class ForecastPlot(ThrottledPlot):
                 )
             plt.ylim(low, high)
             plt.xlim(0, days)
-            ticks = sorted({low, round((low + high) / 2, 1), high, round(threshold, 2)})
+            ticks = forecast_ticks(low, high, threshold, rows=max(2, self.size.height - 4))
             plt.yticks(ticks, [f"{t:.2f}" for t in ticks])
             when = _when(crossing, threshold, days)
             plt.title(fitting(self.size.width, f"{what} forecast · {when}", f"{what} {when}"))
-            plt.xlabel(f"days from now (threshold {threshold:.2f})")
+            if self.size.height >= ROOMY:
+                plt.xlabel(f"days from now (threshold {threshold:.2f})")
 
         self.show(draw)
 
