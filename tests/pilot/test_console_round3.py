@@ -148,7 +148,7 @@ class TestSmallScreens:
             screen = app.screen
             assert isinstance(screen, CommunitiesScreen)
             label = screen.clusters.table.columns[screen.clusters.table.ordered_columns[1].key]
-            assert label.width >= 22
+            assert label.width >= 20
             assert screen.query_one(DistributionPlot).size.height >= 6
             forecast = screen.query_one(ForecastPlot)
             assert forecast.size.height >= 6

@@ -54,6 +54,6 @@ def test_at_80_columns_a_community_label_keeps_its_words() -> None:
     from brainview.tui.communities.cells import CLUSTER_COLUMNS
 
     widths = fit_widths(CLUSTER_COLUMNS, 80)
-    assert widths[1] >= 22 and widths[3] >= 11
+    assert widths[1] >= 20 and widths[3] >= 13
     assert fit_widths(CLUSTER_COLUMNS, 120)[3] >= 17  # wide tables unchanged
     assert skills_text({"curator": 11, "qabot": 2, "tutor": 2}, 11).plain == "curator +2"

@@ -63,11 +63,11 @@ def cluster_columns(with_spikuit: bool) -> Columns:
     return (*CLUSTER_COLUMNS, SPIKUIT_COLUMN) if with_spikuit else CLUSTER_COLUMNS
 
 
-LABEL_FLOOR = 22
+LABEL_FLOOR = 20
 """Cells the flexible column (a community's label, a lesson's title) keeps before the
 shared one (skills) takes more than :data:`SHARED_FLOOR`: at 80 columns a label read
 16 cells ("Suggested ⟦…⟧ re")."""
-SHARED_FLOOR = 11
+SHARED_FLOOR = 13
 
 
 def fit_widths(columns: Columns, width: int) -> list[int]:
