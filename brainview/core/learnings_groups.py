@@ -1,7 +1,7 @@
 """Which earlier lesson a new wording repeats, without comparing it with every lesson.
 
 Pure.  Two wordings are the same lesson when their word sets overlap with Jaccard
-≥ 0.5 (:func:`~.learnings_parse.similar`); a new wording joins the *first* group
+≥ 0.5 (:func:`~.learnings_words.similar`); a new wording joins the *first* group
 (in import order) whose first wording it is similar to.  Comparing each new wording
 with every group is quadratic: a tree of 10,000 lines did not import in two minutes.
 
@@ -25,7 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from brainview.core.learnings_parse import similar
+from brainview.core.learnings_words import similar
 
 THRESHOLD = 0.5
 RATIO = THRESHOLD / (1 + THRESHOLD)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 HOT, WARM, COLD = "HOT", "WARM", "COLD"
@@ -35,7 +34,6 @@ MAX_CONTENT = 20_000
 
 _BULLET = re.compile(r"^[-*+]\s+(?P<body>\S.*)$")
 _DATE = re.compile(r"^\[(?P<d>\d{4}-\d{2}-\d{2})(?:[ T][0-9:]+)?\]\s*(?P<rest>.*)$")
-_ARROW = re.compile(r"\s+(?:→|->|=>)\s+")
 _STATUS = re.compile(r"\*{0,2}status\*{0,2}\s*[:=]\s*\*{0,2}\s*([A-Za-z_-]+)", re.IGNORECASE)
 _PRIORITY = re.compile(r"\*{0,2}priority\*{0,2}\s*[:=]\s*\*{0,2}\s*([A-Za-z0-9_-]+)", re.I)
 _USED = re.compile(r"\(used\s+(\d{1,6})\s*x\)", re.IGNORECASE)
@@ -53,7 +51,6 @@ _LAST_SEEN = re.compile(
 _BLOCK_ID = re.compile(r"\b[A-Z]{2,8}-\d{8}-[A-Za-z0-9]+\b")
 _SUMMARY_HEADS = ("### summary", "### requested capability")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -298,81 +295,6 @@ def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match
         used=used,
         last_seen=last_seen,
     )
-
-
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "that",
-        "this",
-        "from",
-        "into",
-        "when",
-        "then",
-        "than",
-        "not",
-        "did",
-        "does",
-        "was",
-        "were",
-        "are",
-        "has",
-        "have",
-        "had",
-        "you",
-        "your",
-        "its",
-        "always",
-        "never",
-        "every",
-        "before",
-        "after",
-        "use",
-        "used",
-        "instead",
-    ]
-)
-
-
-def _stem(w: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
-            break
-    if len(w) > 3 and w[-1] == w[-2]:
-        w = w[:-1]
-    return w
-
-
-def words(text: str) -> frozenset[str]:
-    """The word stems a lesson is compared by (dates, markers, short and common words
-    dropped)."""
-    s = unicodedata.normalize("NFKC", text).casefold()
-    s = re.sub(r"\[\d{4}-\d{2}-\d{2}[^\]]*\]", " ", s)
-    s = re.sub(r"\((?:used|confirmed|corrected|added|seen)[^)]*\)", " ", s)
-    s = re.sub(r"(?:status|priority)\s*[:=]\s*\S+", " ", s)
-    return frozenset(_stem(w) for w in _WORD.findall(s) if len(w) > 2 and w not in _STOP)
-
-
-def similar(a: frozenset[str], b: frozenset[str], threshold: float = 0.5) -> bool:
-    """Whether two lessons say the same thing (word-set Jaccard ≥ ``threshold``)."""
-    if not a or not b:
-        return False
-    return len(a & b) / len(a | b) >= threshold
-
-
-def fix_words(text: str) -> frozenset[str] | None:
-    """The stems of what a line correction says to do instead (after its arrow), when
-    there are at least two: two corrections with the same fix are the same lesson,
-    however differently they tell what went wrong."""
-    parts = _ARROW.split(text, maxsplit=1)
-    if len(parts) < 2:
-        return None
-    found = words(parts[1])
-    return found if len(found) >= 2 else None
 
 
 def block_marks(text: str) -> tuple[str | None, tuple[str, ...]]:

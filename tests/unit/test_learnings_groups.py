@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brainview.core.learnings_groups import Groups, prefix_length
-from brainview.core.learnings_parse import similar
+from brainview.core.learnings_words import similar
 
 WORDS = st.sampled_from([f"w{i}" for i in range(14)])
 VOCABS = st.lists(st.frozensets(WORDS, max_size=7), min_size=1, max_size=40)

@@ -9,7 +9,7 @@ rules have a history.  "Says the same" is, first match wins: the same ``Pattern-
 (the skill's own key for a recurring lesson); a block naming an earlier block of its
 kind in ``See Also`` (the skill links a repeat that way); a correction with the same fix
 (the words after its arrow); or the same words
-(:func:`~brainview.core.learnings_parse.similar`, a block by its summary).  Blocks that
+(:func:`~brainview.core.learnings_words.similar`, a block by its summary).  Blocks that
 name each other in ``See Also`` are linked ``relates_to`` in any case.
 
 Re-importing is idempotent: an entry is known by its line's bytes and occurrence

@@ -3,7 +3,7 @@
 "Says the same", first match wins: the same ``Pattern-Key`` (the self-improving-agent
 skill's own key for a recurring lesson); a block naming an earlier block of its kind in
 ``See Also`` (the skill links a repeat that way); a line correction with the same fix
-(the words after its arrow, :func:`~brainview.core.learnings_parse.fix_words`); or the
+(the words after its arrow, :func:`~brainview.core.learnings_words.fix_words`); or the
 same words (:class:`~brainview.core.learnings_groups.Groups`, a block compared by its
 summary, not its metadata).  Blocks naming each other in ``See Also`` are also linked
 (:meth:`Repeats.see_also_pairs`).
@@ -14,14 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from brainview.core.learnings_groups import Groups
-from brainview.core.learnings_parse import (
-    Entry,
-    block_id_of,
-    block_marks,
-    compare_text,
-    fix_words,
-    words,
-)
+from brainview.core.learnings_parse import Entry, block_id_of, block_marks, compare_text
+from brainview.core.learnings_words import fix_words, words
 
 
 class Repeats:
