@@ -72,6 +72,8 @@ class EntryState:
     """The invalidation's reason (``None``: not invalidated)."""
     block: bool = False
     related: tuple[str, ...] = ()
+    """The wordings of its lesson when it is the first (itself included; empty for a
+    later wording, whose uses are its first wording's)."""
     recurrence: int = 0
     """A block's ``Recurrence-Count`` as its file says now (the skill's count)."""
     last_seen: datetime | None = None
@@ -198,6 +200,8 @@ def why_none(entries: list[EntryState], now: datetime, rules: Rules) -> list[str
             add("COLD: archived, resolved or won't fix")
         elif e.invalidated is not None:
             add("invalidated and already in archive/invalidated.md")
+        elif e.tier == WARM and not e.related:  # a later wording: its group's first counts
+            add("WARM repeats of an earlier entry (their uses count for that entry)")
         elif e.tier == WARM:
             most = max(most, _recent(e, now, rules))
             if e.block:
