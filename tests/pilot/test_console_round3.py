@@ -156,3 +156,32 @@ class TestSmallScreens:
             # The threshold's line is labelled with the threshold, never a neighbour.
             assert re.search(r"0\.70[┤├─┼]", shown) or "0.70" in shown.split("forecast")[-1]
             assert not re.search(r"0\.80[┤├─┼]─{20,}", shown)
+
+
+class TestWideScreens:
+    """120×40 keeps the counts and the full-screen lessons whole."""
+
+    async def test_the_marked_count_is_on_screen(self, demo) -> None:  # type: ignore[no-untyped-def]
+        root, _ = demo
+        app = _app(root)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("space", "j", "space", "j", "space")
+            await settle(pilot)
+            assert len(app.screen.queue.marked) == 3
+            assert "3 marked" in screen_text(app)
+
+    async def test_zoomed_lessons_keep_their_border_and_wrap(self, demo) -> None:  # type: ignore[no-untyped-def]
+        from brainview.tui.triage.panes import AgentPane
+
+        root, _ = demo
+        app = _app(root)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("z")
+            await settle(pilot)
+            pane = app.screen.query_one(AgentPane)
+            assert app.screen.maximized is pane
+            assert pane.region.right <= 120 and pane.region.width >= 110
+            lines = screen_text(app).splitlines()
+            assert lines[0].rstrip().endswith("╮")  # the right border is on screen

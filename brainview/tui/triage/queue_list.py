@@ -215,7 +215,8 @@ class QueueList(Vertical):
         needle = f" · filter “{one_line(self.needle, 30)}”" if self.needle else ""
         marked = f" · {len(self.marked)} marked" if self.marked else ""
         health = f" · {self.health}" if self.health else ""
-        return f"{count}{more}{health} · sort {self.sort}{mode}{needle}{marked}"
+        # What a bulk decision acts on comes first: a narrow pane cuts the end.
+        return f"{count}{more}{marked}{needle}{health} · sort {self.sort}{mode}"
 
     def _update_title(self) -> None:
         if self.is_mounted:
