@@ -16,6 +16,7 @@ from brainview.sim.arms import ARMS, CHECKS
 from brainview.sim.experiment import config_of
 from brainview.sim.plots import FIGURES, Figure, terminal
 from brainview.sim.report_attacks import signals_table, table
+from brainview.sim.report_words import headline
 from brainview.sim.stats import SERIES, Spread, aggregate, paired, window
 from brainview.sim.svg import chart
 from brainview.sim.targets import check
@@ -118,6 +119,9 @@ def section(
     for t in check(results, weeks, cfg.poison_week):
         met = "—" if t.met is None else ("yes" if t.met else "**no**")
         out.append(f"| {t.name} | {t.asked} | {t.measured} | {met} |")
+    words = headline(results, weeks)
+    if words:
+        out += ["", "### In words", "", " ".join(words)]
     first = max(0, min(4, weeks - 4))
     out += ["", f"### Arms side by side (weeks {first + 1}–{weeks})", "", *_summary(results, weeks)]
     attacks = table(results, weeks, cfg.poison_week)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainview.core.signals import WEIGHTS
 from brainview.sim.arms import ATTACK_LABELS
 from brainview.sim.attack_stats import Figure, per_arm
 from brainview.sim.stats import Spread, aggregate, paired, window
 from brainview.sim.targets import Target, ci95
 
-KINDS = ("rejected-support", "low-corroboration", "gaming", "risky", "hidden")
+KINDS = tuple(WEIGHTS)
+"""Every kind of signal, from the core's one table."""
 """The signal kinds of :mod:`brainview.core.signals`."""
 INFLUENCE_MAX = 0.05
 FLAGGED_MIN = 0.95
