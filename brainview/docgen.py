@@ -190,7 +190,7 @@ def config_md() -> str:
         docs = _field_docs(cls)
         out += ["", f"## [{name}]", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for f in fields(cls):
-            default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
             shown = (
                 "none"
                 if default is None

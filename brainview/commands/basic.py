@@ -7,11 +7,17 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from brainview.commands.common import emit_json, now
 from brainview.commands.common import paths_of as _paths
 from brainview.errors import ConflictError, UsageError
 from brainview.store.discovery import discover
+
+if TYPE_CHECKING:
+    from brainview.config import Config
+    from brainview.services.project import Project
+    from brainview.store.discovery import BrainPaths
 
 
 def open_app(args: argparse.Namespace) -> int:
@@ -26,7 +32,7 @@ def open_app(args: argparse.Namespace) -> int:
     return run_app(paths, screen=getattr(args, "screen", None), config=config)
 
 
-def _config(paths):  # type: ignore[no-untyped-def]
+def _config(paths: BrainPaths) -> Config:
     """Load and check the config (bad values and key ids end here, exit 10)."""
     from brainview.config import load
     from brainview.tui.keymap import validate as validate_keys
@@ -101,7 +107,7 @@ def stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _metrics(project, paths):  # type: ignore[no-untyped-def]
+def _metrics(project: Project, paths: BrainPaths) -> dict[str, Any] | None:
     """Agent-brain metrics (acceptance, MAC, policy emergence, at risk) or ``None``."""
     if project.agent is None:
         return None
@@ -115,7 +121,7 @@ def _metrics(project, paths):  # type: ignore[no-untyped-def]
     ).to_json()
 
 
-def _queue_health(project, paths):  # type: ignore[no-untyped-def]
+def _queue_health(project: Project, paths: BrainPaths) -> dict[str, Any]:
     """Stale proposals and a growing queue (``[queue]`` settings; docs/metrics.md)."""
     from brainview.commands.common import now as now_utc
     from brainview.config import load
@@ -124,7 +130,7 @@ def _queue_health(project, paths):  # type: ignore[no-untyped-def]
     return queue_health(project, now_utc(), load(paths.config_path).queue).to_json()
 
 
-def _team(project, paths):  # type: ignore[no-untyped-def]
+def _team(project: Project, paths: BrainPaths) -> dict[str, Any]:
     """``two_person`` (approvals waiting for a second person) and ``agreement``."""
     from brainview.config import load
     from brainview.services.metrics.team import team_figures
@@ -132,7 +138,7 @@ def _team(project, paths):  # type: ignore[no-untyped-def]
     return team_figures(project, load(paths.config_path).two_person)
 
 
-def _writing(project):  # type: ignore[no-untyped-def]
+def _writing(project: Project) -> dict[str, object] | None:
     """The project's reflection-writing switch (``None`` without an agent brain)."""
     if project.agent is None:
         return None

@@ -22,6 +22,8 @@ from fsrs import Scheduler
 
 if TYPE_CHECKING:
     from brainview.demo.generator import DemoInfo, DemoSpec
+    from brainview.services.project import Project
+    from brainview.services.review.call import Verdict
 
 WEEKS = 6
 PER_WEEK = 5
@@ -56,7 +58,7 @@ def seed_history(root: Path, spec: DemoSpec, info: DemoInfo) -> None:
         for k, p in enumerate(proposals):
             made = start + timedelta(hours=k * WEEKS * 7 * 24 / n)
             week = k // PER_WEEK
-            verdict = "accept" if rng.random() < RUNTIMES[p["runtime"]] else "reject"
+            verdict: Verdict = "accept" if rng.random() < RUNTIMES[p["runtime"]] else "reject"
             seconds = round(rng.uniform(20, 75) * (1 - 0.12 * week), 1)
             review.decide(
                 project, p["id"], verdict, decider="demo maintainer",
@@ -68,12 +70,12 @@ def seed_history(root: Path, spec: DemoSpec, info: DemoInfo) -> None:
     date_before_first_use(root / ".spikuit" / "agent" / "circuit.db")
 
 
-def _consolidation(project: object, spec: DemoSpec, rng: random.Random, sched: Scheduler) -> None:
+def _consolidation(project: Project, spec: DemoSpec, rng: random.Random, sched: Scheduler) -> None:
     """Plan ten days ago, queue part of it, decide all of what was queued."""
     from brainview.services import consolidate, review
 
     when = spec.now - timedelta(days=10)
-    plan = consolidate.plan(project, now=when, in_process=True)  # type: ignore[arg-type]
+    plan = consolidate.plan(project, now=when, in_process=True)
     by_kind: dict[str, list[consolidate.PlanItem]] = {}
     for item in plan.items:
         by_kind.setdefault(item.kind, []).append(item)
@@ -82,23 +84,23 @@ def _consolidation(project: object, spec: DemoSpec, rng: random.Random, sched: S
         + by_kind.get("decay_synapses", [])[:1]
         + by_kind.get("summarize_community", [])[:2]
     )
-    ids = consolidate.queue(project, plan, now=when)  # type: ignore[arg-type]
+    ids = consolidate.queue(project, plan, now=when)
     later = when + timedelta(hours=3)
     policies = 0
     for pid, item in zip(ids, plan.items, strict=True):
         seconds = round(rng.uniform(8, 40), 1)
-        kw = {"decider": "demo maintainer", "seconds_on_screen": seconds, "now": later}
+        verdict: Verdict = "accept"
+        reason = text = None
         if item.kind == "summarize_community":
             policies += 1
             if policies == 1:
                 text = "Keep notes that share words but play different roles apart: link them."
-                review.decide(project, pid, "accept", policy_text=text, scheduler=sched, **kw)  # type: ignore[arg-type]
             else:
-                why = "Too generic: it restates the lessons instead of saying what to do."
-                review.decide(project, pid, "reject", reason=why, scheduler=sched, **kw)  # type: ignore[arg-type]
+                verdict = "reject"
+                reason = "Too generic: it restates the lessons instead of saying what to do."
         elif item.kind == "prune_reflection" and rng.random() < 0.25:
-            review.decide(
-                project, pid, "reject", reason="Still useful for new users.", scheduler=sched, **kw
-            )  # type: ignore[arg-type]
-        else:
-            review.decide(project, pid, "accept", scheduler=sched, **kw)  # type: ignore[arg-type]
+            verdict, reason = "reject", "Still useful for new users."
+        review.decide(
+            project, pid, verdict, reason=reason, policy_text=text, scheduler=sched,
+            decider="demo maintainer", seconds_on_screen=seconds, now=later,
+        )  # fmt: skip

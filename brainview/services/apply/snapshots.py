@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 from brainview.store.rows import Row

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -108,7 +109,7 @@ def agent_stale_reasons(conn: Connection, era: Era, items: list[QueuedRef]) -> d
     from brainview.services.consolidate.apply_agent import prune_stale_many, stale_reason
 
     out: dict[str, str] = {}
-    prunes: list[tuple[str, dict]] = []  # type: ignore[type-arg]
+    prunes: list[tuple[str, dict[str, Any]]] = []
     for item in mine:
         if item.params_json is None:
             out[item.id] = too_large(item.params_size)

@@ -158,7 +158,7 @@ def _snapshot_values(cols: tuple[str, ...]) -> Callable[[tuple[Any, ...]], list[
     Spikuit 0.7 always has them — reads as null, as the in-memory planner's ``get``)."""
     where = [cols.index(name) if name in cols else None for name in snap.NEURON_FIELDS]
     if None not in where:
-        get = itemgetter(*where)  # type: ignore[arg-type]
+        get = itemgetter(*where)
         return lambda row: list(get(row))
 
     def pick(row: tuple[Any, ...]) -> list[Any]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+from sqlalchemy import Connection
 
 from brainview.core import community_label, fsrs_math
 from brainview.core.clustering import Partition
@@ -109,7 +110,7 @@ def load_data(project: Project, part: Partition, fresh: bool, now: datetime) -> 
     )
 
 
-def _grades(conn, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+def _grades(conn: Connection, ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Strong and miss grades per reflection from standing decisions (zeros if none yet)."""
     strong = np.zeros(len(ids), dtype=np.int64)
     miss = np.zeros(len(ids), dtype=np.int64)

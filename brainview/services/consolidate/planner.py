@@ -23,7 +23,14 @@ from brainview import __version__
 from brainview.core import fsrs_math
 from brainview.core.clustering import Partition
 from brainview.core.community_label import community_name
-from brainview.core.consolidation import Settings, contested, prune_candidate, shy_picks, tier_of
+from brainview.core.consolidation import (
+    Settings,
+    SynapseRow,
+    contested,
+    prune_candidate,
+    shy_picks,
+    tier_of,
+)
 from brainview.core.kinds import check_params
 from brainview.core.kinds_agent import MAX_POLICY_TEXT
 from brainview.core.params import MAX_NEURONS_PER_PROPOSAL, ParamError
@@ -38,6 +45,8 @@ MAX_SYNAPSES_PER_ITEM = 200
 POLICY_WEIGHT = 0.5
 UNUSABLE = ("challenged", "invalidated")
 Texts = Callable[[list[str]], dict[str, str]]
+_Decay = tuple[SynapseRow, float | None]
+"""A weak synapse and its decayed weight (``None`` = retire)."""
 
 
 class _Plan:
@@ -48,7 +57,9 @@ class _Plan:
         self.items: list[PlanItem] = []
         self.skipped: Counter[str] = Counter()
 
-    def add(self, phase: str, kind: str, params: dict, why: str, about: list[str]) -> None:  # type: ignore[type-arg]
+    def add(
+        self, phase: str, kind: str, params: dict[str, Any], why: str, about: list[str]
+    ) -> None:
         params = {**params, "plan": self.ref}
         try:
             _refs, summary = check_params(kind, params)
@@ -122,16 +133,16 @@ def _shy(
         if f"{syn.pre}|{syn.post}|{syn.type}" not in pending
     ]
     # Both rows of a bidirectional pair stay in one item (they may retire together).
-    units: dict[tuple[int, str, str, str], list] = defaultdict(list)  # type: ignore[type-arg]
+    units: dict[tuple[int, str, str, str], list[_Decay]] = defaultdict(list)
     for syn, to in picks:
         c = min(community.get(syn.pre, -1), community.get(syn.post, -1))
         a, z = sorted((syn.pre, syn.post))
         units[(c, a, z, syn.type)].append((syn, to))
-    groups: dict[int, list[list]] = defaultdict(list)  # type: ignore[type-arg]
+    groups: dict[int, list[list[_Decay]]] = defaultdict(list)
     for key in sorted(units):
         groups[key[0]].append(units[key])
     for c, unit_list in sorted(groups.items()):
-        chunk: list = []  # type: ignore[type-arg]
+        chunk: list[_Decay] = []
         for unit in [*unit_list, None]:
             if unit is not None and len(chunk) + len(unit) <= MAX_SYNAPSES_PER_ITEM:
                 chunk += unit
@@ -141,7 +152,7 @@ def _shy(
             chunk = list(unit or [])
 
 
-def _decay_item(st: AgentState, c: int, chunk: list, s: Settings, out: _Plan) -> None:  # type: ignore[type-arg]
+def _decay_item(st: AgentState, c: int, chunk: list[_Decay], s: Settings, out: _Plan) -> None:
     retired = sum(1 for _syn, to in chunk if to is None)
     where = community_name(c) if c >= 0 else "reflections outside any community"
     why = (
@@ -181,7 +192,7 @@ def _summarize(
     texts = read(members) if members else {}
     people = [Member(m, texts.get(m, ""), st.stability[m], st.skill[m]) for m in members]
     body = draft(people)[:MAX_POLICY_TEXT]
-    r = [st.r_now[m] for m in members if st.r_now[m] is not None]
+    r = [x for x in (st.r_now[m] for m in members) if x is not None]
     mean_r = f"mean R {sum(r) / len(r):.2f}" if r else "no reviews yet"
     why = (
         f"{community_name(c).capitalize()} ({len(members)} reflections, {mean_r}) "
