@@ -138,7 +138,8 @@ def _statuses(
     latest = latest_lifecycle(conn, found) if found and table_exists(conn, _LIFECYCLE) else {}
     out: dict[str, Status] = {}
     for rid, (_type, retired_at) in found.items():
-        state, reason, actor, at, batch = latest.get(rid, (LIVE, "", None, None, None))  # type: ignore[arg-type]
+        row = latest.get(rid)
+        state, reason, actor, at, batch = row if row is not None else (LIVE, "", None, None, None)
         if retired_at is not None and state != INVALIDATED:
             state = RETIRED
         out[rid] = Status(rid, state, reason, actor, at, batch, retired_at)

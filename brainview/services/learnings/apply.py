@@ -68,10 +68,11 @@ def _planned(conn: Connection, params: dict[str, Any]) -> tuple[Tree, dict[str, 
             f"{action} of {params['entry']} to {one_line(target, 120)!r} refused: "
             f"{problem[0]} {problem[1]}; nothing written"
         )
-    note = ()
+    note: tuple[str, ...] = ()
     if params["action"] == RETIRE:
         note = (f"invalidated: {params.get('reason') or 'no reason given'}",)
-    status, marker = None, ()
+    status: str | None = None
+    marker: tuple[str, ...] = ()
     if block:  # the skill's own move: the block stays, its **Status** changes
         status = "promoted" if action == GRADUATE else "wont_fix"
         marker = (PROMOTED_MARK,) if action == GRADUATE else ()

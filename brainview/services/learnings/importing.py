@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fsrs import Rating, Scheduler
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_parse import HOT_FILES, Entry, classify, entry_key, entry_kind, parse
@@ -49,6 +50,8 @@ from brainview.store.writers import fresh_card, write_spikes
 
 LINK_WEIGHT = 0.5
 SESSION = "learnings-import"
+_Found = tuple[Entry, str, str, str]
+"""One parsed entry: ``(entry, skill, tier, key)``."""
 SCHEDULER = Scheduler(enable_fuzzing=False)
 
 
@@ -94,13 +97,13 @@ def hot_file_of(files: dict[str, bytes]) -> str:
     return HOT_FILES[0]
 
 
-def scan(tree: Tree) -> tuple[list[tuple[Entry, str, str, str]], ImportResult]:
+def scan(tree: Tree) -> tuple[list[_Found], ImportResult]:
     """Parse the tree: ``(entry, skill, tier, key)`` in a stable order, and a result
     holding what was skipped."""
     files, skipped = lfiles.read_tree(tree)
     result = ImportResult(str(tree.path), hot_file_of(files), skipped=skipped)
     seen: dict[bytes, int] = {}
-    found: list[tuple[Entry, str, str, str]] = []
+    found: list[_Found] = []
     for rel in sorted(files, key=lambda r: (r.startswith("archive/"), r)):
         kind = classify(rel)
         if kind is None:
@@ -146,7 +149,9 @@ def _when(date: str | None, now: datetime) -> datetime:
     return now
 
 
-def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None:  # type: ignore[no-untyped-def]
+def _merge(
+    conn: Connection, era: Era, found: list[_Found], result: ImportResult, now: datetime
+) -> None:
     known = {r["entry_key"]: r for r in lrows.entries(conn)}
     states = statuses(conn, era, [r["neuron_id"] for r in known.values()])
     contents = _contents(conn, [r["neuron_id"] for r in known.values()])
@@ -189,9 +194,9 @@ def _merge(conn, era: Era, found, result: ImportResult, now: datetime) -> None: 
             "entry_date": e.date, "status": e.status, "priority": e.priority,
             "block": int(e.block_id is not None), "canonical": canonical, "imported_at": now_s,
         }  # fmt: skip
-        why = row_problem("neuron", neuron) or row_problem("brainview_learning", lrows_row)
-        if why is not None:  # the write door would refuse the whole import: this line only
-            result.blocked.append((e.file, e.line, why))
+        problem = row_problem("neuron", neuron) or row_problem("brainview_learning", lrows_row)
+        if problem is not None:  # the write door would refuse the whole import: this line only
+            result.blocked.append((e.file, e.line, problem))
             continue
         new.neurons.append(neuron)
         new.learning.append(lrows_row)
@@ -234,7 +239,7 @@ class _New:
             write_spikes(log, era, spikes, fired, SESSION, notes)
 
 
-def _contents(conn, ids: list[str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _contents(conn: Connection, ids: list[str]) -> dict[str, str]:
     rows = fetch_rows(conn, "neuron", [(i,) for i in ids])
     return {k[0]: str(r.get("content") or "") for k, r in rows.items()}
 
@@ -243,8 +248,8 @@ def _neuron(
     era: Era, nid: str, e: Entry, skill: str, created: datetime, now_s: str
 ) -> dict[str, object]:
     at = fsrs_math.format_ts(created)
-    row = {"id": nid, "content": e.text or "(empty)", "type": "reflection", "domain": skill,
-           "created_at": at}  # fmt: skip
+    row: dict[str, object] = {"id": nid, "content": e.text or "(empty)", "type": "reflection",
+                              "domain": skill, "created_at": at}  # fmt: skip
     if "source" in era.neuron_cols:
         row["source"] = f"learnings:{e.file}:{e.line}"
     if "updated_at" in era.neuron_cols:

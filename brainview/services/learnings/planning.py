@@ -16,6 +16,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection
 
 from brainview.core import fsrs_math
 from brainview.core.learnings_kinds import LEARNING_KIND
@@ -37,6 +40,7 @@ from brainview.services.lifecycle import INVALIDATED, LIVE, statuses
 from brainview.services.project import Project
 from brainview.store import learnings_files as lfiles
 from brainview.store import learnings_rows as lrows
+from brainview.store.era import Era
 
 SKILL = "learnings"
 HOT_LIMIT = 100
@@ -56,7 +60,7 @@ class PlanResult:
                 "why_empty": self.why_empty}  # fmt: skip
 
 
-def states(conn, era, rows: list[dict]) -> list[EntryState]:  # type: ignore[no-untyped-def,type-arg]
+def states(conn: Connection, era: Era, rows: list[dict[str, Any]]) -> list[EntryState]:
     """The rules' view of every imported entry."""
     ids = [r["neuron_id"] for r in rows]
     used = lrows.uses(conn, ids)
@@ -163,7 +167,7 @@ def _proposal(item: Item, now: datetime) -> dict[str, object]:
 
 
 def _why_empty(
-    entries: list[EntryState], rows: list[dict], live: int, now: datetime,  # type: ignore[type-arg]
+    entries: list[EntryState], rows: list[dict[str, Any]], live: int, now: datetime,
     rules: Rules, result: PlanResult,
 ) -> list[str]:  # fmt: skip
     """Why a plan queues nothing, for a person to read."""
