@@ -188,20 +188,12 @@ class Session(SessionWrites, SessionIntake, SessionHeldBack, SessionTwoPerson):
         self.require("decide")
         self._require_kinds(ids)
         self._refuse_own(ids, verdict)
-        plan = self._two_person_plan(ids, verdict)
+        plan = self._two_person_plan(ids, verdict, policy_text)
         cfg = self.config.review
         applier = apply.applier_for(self.paths) if verdict == "accept" else None
         results: list[DecisionResult] = []
         if plan is None or plan.final:
-            inside = None
-            if plan is not None and plan.check:
-                from brainview.services.review.approvals import check_final
-
-                check = plan.check
-
-                def inside(conn: object) -> None:
-                    check_final(conn, check, self.decider)  # type: ignore[arg-type]
-
+            inside = self._second_vote_check(plan)
             with self.deciding(user=applier is not None) as project:
                 results = review.decide_many(
                     project,

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from brainview.core import roles
+from brainview.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from brainview.config import Config
@@ -45,8 +46,12 @@ class SessionTwoPerson:
 
         return rules_for(self.paths, self.config.two_person)
 
-    def _two_person_plan(self, ids: Sequence[str], verdict: str) -> Plan | None:
-        """``None`` when the rule is off (the decision goes through as always)."""
+    def _two_person_plan(
+        self, ids: Sequence[str], verdict: str, policy_text: str | None = None
+    ) -> Plan | None:
+        """``None`` when the rule is off (the decision goes through as always).  An
+        edited policy text goes with the accept that applies it (the second person's):
+        refused, nothing written, on a vote that would only be held."""
         rules = self.two_person_rules()
         if not rules.enabled or verdict == "dismiss":
             return None
@@ -54,7 +59,26 @@ class SessionTwoPerson:
 
         with self.project() as project:
             found = plan(project, ids, verdict, self.decider, rules)
+        if found.hold and policy_text is not None:
+            raise InvalidInputError(
+                "this policy needs two people: accept the draft as the first, and the "
+                "second person, whose accept applies it, may edit its text"
+            )
         return found if found.hold or found.check else None
+
+    def _second_vote_check(self, plan: Plan | None) -> Callable[[Any], None] | None:
+        """What the decision's transaction re-reads first: the other person's vote on
+        each two-person proposal still stands (``None``: nothing to check)."""
+        if plan is None or not plan.check:
+            return None
+        from brainview.services.review.approvals import check_final
+
+        check, decider = dict(plan.check), self.decider
+
+        def inside(conn: Any) -> None:
+            check_final(conn, check, decider)
+
+        return inside
 
     def _hold_votes(self, plan: Plan, verdict: str, reason: str | None) -> list[DecisionResult]:
         from brainview.services.review.approvals import hold

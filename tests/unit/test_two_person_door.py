@@ -328,3 +328,24 @@ def test_prunes_above_n_in_one_decision_need_two_people(demo) -> None:  # type: 
         done = bob.decide(prunes[1:3], "accept")
         assert [r.apply_state for r in done] == ["agent", "agent"]
         assert {_status(root, p) for p in prunes[1:3]} == {"accepted"}
+
+
+def test_a_policy_needs_two_and_only_the_second_may_edit_its_text(demo) -> None:  # type: ignore[no-untyped-def]
+    from brainview.errors import InvalidInputError
+    from brainview.services.consolidate.api import plan
+
+    root, _info = demo
+    with _session(root, "ada", ["policy"]) as ada, _session(root, "bob", ["policy"]) as bob:
+        with ada.project() as project:
+            the_plan = plan(project, now=DEMO_NOW, in_process=True)
+        ids = ada.queue_consolidation(the_plan)
+        policies = [p for p in ids if _kind(root, p) == "summarize_community"]
+        assert policies, "the demo's consolidation plans a policy"
+        pid = policies[0]
+        before = dump(agent_db(root), skip=set())
+        with pytest.raises(InvalidInputError, match="needs two people"):
+            ada.decide([pid], "accept", policy_text="ada's own words")
+        assert dump(agent_db(root), skip=set()) == before
+        assert ada.decide([pid], "accept")[0].apply_state == "held"
+        done = bob.decide([pid], "accept", policy_text="bob's edited policy text")
+        assert done[0].apply_state == "agent" and _status(root, pid) == "accepted"
