@@ -30,13 +30,13 @@ def seeded(seed: str, cache_home: Path) -> Iterator[None]:
     def uuid4() -> uuid.UUID:
         return uuid.UUID(int=rng.getrandbits(128), version=4)
 
-    uuid.uuid4 = uuid4  # type: ignore[assignment]
+    uuid.uuid4 = uuid4
     os.environ["XDG_CACHE_HOME"] = str(cache_home)
     try:
         yield
     finally:
         recall_handle.close_all()
-        uuid.uuid4 = original  # type: ignore[assignment]
+        uuid.uuid4 = original
         if before is None:
             os.environ.pop("XDG_CACHE_HOME", None)
         else:

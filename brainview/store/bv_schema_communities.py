@@ -134,7 +134,7 @@ def record_fading(
             "c": crossing_days,
         },
     )
-    return int(result.lastrowid)  # type: ignore[arg-type]
+    return int(result.lastrowid)
 
 
 def undo_fading(conn: Connection, decision_id: int, *, at: str, by: str) -> bool:

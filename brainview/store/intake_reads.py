@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -23,7 +24,7 @@ _SCAN_FROM = 2_000
 """Fewer ids than this are always probed."""
 
 
-def _neurons(raw: sqlite3.Connection, columns: str, unique: list[str]) -> Iterator[tuple]:  # type: ignore[type-arg]
+def _neurons(raw: sqlite3.Connection, columns: str, unique: list[str]) -> Iterator[tuple[Any, ...]]:
     """``(id, …columns)`` of the neurons among ``unique`` (ids, no repeats).
 
     Probed by primary key, 500 ids a statement — or, when the ids are a good part of

@@ -3,12 +3,14 @@ statement runs in the caller's read transaction)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, Row, text
 
 from brainview.store.era import Era
 
 
-def standing_decisions(conn: Connection) -> list[Row]:  # type: ignore[type-arg]
+def standing_decisions(conn: Connection) -> list[Row[*tuple[Any, ...]]]:
     """``(decided_at, verdict, seconds_on_screen, skill, runtime, kind, decider)`` of
     every standing (not undone) decision, with its proposal's skill, runtime and kind."""
     return list(
@@ -48,7 +50,7 @@ def consolidation_item_verdicts(
             f"GROUP BY i.consolidation_id, i.phase, {verdict}"
         )
     ).all()
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def live_policy_created(conn: Connection, era: Era) -> list[str]:
@@ -105,4 +107,4 @@ def pending_refs(conn: Connection) -> list[tuple[str, str, str | None, str, int]
         f"SELECT id, kind, {bounded.params()}, created_at, {bounded.size('params_json')} "
         "FROM brainview_proposal WHERE status = 'pending'"
     )
-    return [tuple(r) for r in conn.execute(text(sql))]  # type: ignore[misc]
+    return [tuple(r) for r in conn.execute(text(sql))]

@@ -50,4 +50,4 @@ def intents_of_plan(conn: Connection, plan_digest: str) -> list[tuple[str, str, 
         ),
         {"d": plan_digest},
     ).fetchall()
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]

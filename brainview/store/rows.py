@@ -150,7 +150,7 @@ def row_getter(cols: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Any, 
     get = itemgetter(*cols)
     if len(cols) == 1:
         return lambda row: (get(row),)
-    return get  # type: ignore[return-value]
+    return get
 
 
 KEY_GETTERS = {table: row_getter(cols) for table, cols in PRIMARY_KEYS.items()}

@@ -252,7 +252,7 @@ def decide_many(
         elif applier is not None and verdict == "accept":
             for result in results:
                 if result.apply_state != APPLY_AGENT:  # already applied, to the agent brain
-                    applier(project, result)  # type: ignore[call-arg]
+                    applier(project, result)
     return results
 
 

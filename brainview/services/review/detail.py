@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Connection
+
 from brainview.core.json_strict import loads_stored
 from brainview.core.kinds import ParamError, Refs, check_params, is_agent_kind, is_learning_kind
 from brainview.core.outcomes import OUTCOME_KIND
@@ -225,7 +227,9 @@ def _name_refs(project: Project, detail: ProposalDetail) -> None:
 DISPLAY_CHARS = 2_000
 
 
-def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetime) -> None:  # type: ignore[no-untyped-def]
+def _attach_plan(
+    uconn: Connection, aconn: Connection, project: Project, d: ProposalDetail, now: datetime
+) -> None:
     """Fill ``plan``, ``preview``, ``change_log`` and ``apply_state``."""
     last = latest_decision(aconn, d.id) if d.status != "pending" else None
     d.apply_state = str(last["apply_state"]) if last else None
@@ -253,7 +257,7 @@ def _attach_plan(uconn, aconn, project: Project, d: ProposalDetail, now: datetim
     _far_titles(uconn, project, d)
 
 
-def _far_titles(uconn, project: Project, d: ProposalDetail) -> None:  # type: ignore[no-untyped-def]
+def _far_titles(uconn: Connection, project: Project, d: ProposalDetail) -> None:
     """Titles for the neurons the change rows name that ``d.neurons`` lacks (one read)."""
     if d.plan is None or d.plan.stream is not None:
         return
