@@ -40,6 +40,8 @@ class SessionTwoPerson:
 
         def require(self, action: roles.Action) -> None: ...
 
+        def _require_kinds(self, ids: Sequence[str]) -> None: ...
+
     def two_person_rules(self) -> Rules:
         """The project's rules now (``[two_person]``; on by default with 2+ people)."""
         from brainview.services.team.two_person import rules_for

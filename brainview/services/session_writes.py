@@ -24,6 +24,7 @@ from brainview.errors import RefusedError, RoleRefusedError
 
 if TYPE_CHECKING:
     from brainview.config import Config
+    from brainview.core.two_person import Rules
     from brainview.core.outcomes import OutcomeReport
     from brainview.services.apply.runner import Outcome
     from brainview.services.consolidate.model import ConsolidationPlan
@@ -53,6 +54,8 @@ class SessionWrites:
         ) -> AbstractContextManager[Project]: ...
 
         def deciding(self, *, user: bool) -> AbstractContextManager[Project]: ...
+
+        def two_person_rules(self) -> Rules: ...
 
     # -- the role --------------------------------------------------------------------
 
