@@ -11,6 +11,7 @@ is cut in SQL (``substr``) and marked, and a ``params_json`` over
 from __future__ import annotations
 
 import sqlite3
+from typing import overload
 
 from brainview.core.proposal_rules import MAX_NOTE, MAX_PARAMS_BYTES, MAX_RATIONALE
 
@@ -41,6 +42,12 @@ def params(column: str = "params_json") -> str:
     """One result column: ``column`` when at most :data:`PARAMS_CHARS` long, else ``NULL``
     (select :func:`size` too, to say how large it was)."""
     return f"CASE WHEN {size(column)} <= {PARAMS_CHARS} THEN {column} END"
+
+
+@overload
+def shown(value: str, length: int | None, chars: int) -> str: ...
+@overload
+def shown(value: str | None, length: int | None, chars: int) -> str | None: ...
 
 
 def shown(value: str | None, length: int | None, chars: int) -> str | None:

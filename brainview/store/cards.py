@@ -6,6 +6,7 @@ Single cards for detail views; sampled bulk arrays for distributions.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -123,13 +124,13 @@ def replayed_card(conn: Connection, neuron_id: str) -> CardInfo | None:
     )
 
 
-def _arrays(rows: list[tuple[object, object]]) -> tuple[np.ndarray, np.ndarray]:
+def _arrays(rows: Sequence[tuple[float | None, str | None]]) -> tuple[np.ndarray, np.ndarray]:
     stab = np.full(len(rows), np.nan)
     last = np.full(len(rows), np.nan)
     for i, (s, lr) in enumerate(rows):
         if s is not None and lr:
-            stab[i] = float(s)  # type: ignore[arg-type]
-            last[i] = fsrs_math.parse_ts(str(lr)).timestamp()
+            stab[i] = float(s)
+            last[i] = fsrs_math.parse_ts(lr).timestamp()
     return stab, last
 
 

@@ -162,7 +162,7 @@ def unpack(
         before = None if bdoc is None else unpack_row(bdoc["rows"][i], bdoc["cols"])
         item = a_rows[i]
         if before is not None and isinstance(item, list):
-            after: Row | None = {**before, **dict(zip(a_cols, item, strict=True))}
+            after = {**before, **dict(zip(a_cols, item, strict=True))}
         else:
             after = unpack_row(item, a_cols)
         source = after if after is not None else before

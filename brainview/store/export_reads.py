@@ -27,7 +27,7 @@ def _since_until(
     return " AND ".join(clauses)
 
 
-def _batches(conn: Connection, sql: str, params: dict[str, Any]) -> Iterator[list[Any]]:
+def _batches(conn: Connection, sql: str, params: dict[str, Any]) -> Iterator[Sequence[Any]]:
     """Keyset batches by rowid (the first selected column must be ``rowid``)."""
     last = -1
     while True:
@@ -40,7 +40,7 @@ def _batches(conn: Connection, sql: str, params: dict[str, Any]) -> Iterator[lis
 
 def proposal_batches(
     conn: Connection, since: str | None = None, until: str | None = None
-) -> Iterator[list[Any]]:
+) -> Iterator[Sequence[Any]]:
     """Every proposal created in ``[since, until)``, in batches: ``(rowid, id, skill,
     kind, status, summary, rationale, params_json, created_at, received_at, source,
     runtime, n_consulted)``."""
@@ -76,7 +76,7 @@ def consult_rows(conn: Connection, proposal_ids: Sequence[str]) -> list[tuple[An
 
 def decision_batches(
     conn: Connection, since: str | None = None, until: str | None = None
-) -> Iterator[list[Any]]:
+) -> Iterator[Sequence[Any]]:
     """Every decision made in ``[since, until)``, undone ones included, in batches:
     ``(rowid, id, proposal_id, kind, skill, verdict, reason, decider, decided_at,
     seconds_on_screen, new_reflection_id, apply_state, undone_at, undone_by)``."""

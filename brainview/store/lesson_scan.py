@@ -6,8 +6,9 @@ writes; nothing holds more than a batch of texts."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from brainview.store.era import Era
 from brainview.store.influence_reads import score_sql, tables
@@ -69,6 +70,12 @@ def _select(era: Era) -> str:
     return f"SELECT n.id, n.content, n.domain, n.created_at, {source} FROM neuron n"
 
 
+def _lesson(r: Sequence[Any]) -> LessonRow:
+    """A row of :func:`_select` as text (``id`` and ``content`` are NOT NULL)."""
+    skill, created, source = (str(v) if v is not None else None for v in r[2:])
+    return LessonRow(str(r[0]), str(r[1]), skill, created, source)
+
+
 def lesson_batches(
     raw: sqlite3.Connection, era: Era, batch: int = 500
 ) -> Iterator[list[LessonRow]]:
@@ -77,8 +84,7 @@ def lesson_batches(
     sql = f"{_select(era)} WHERE {where} AND n.id > ? ORDER BY n.id LIMIT ?"
     after = ""
     while True:
-        rows = [LessonRow(*(str(v) if v is not None else None for v in r)) for r in
-                raw.execute(sql, [*args, after, batch])]  # fmt: skip
+        rows = [_lesson(r) for r in raw.execute(sql, [*args, after, batch])]
         if not rows:
             return
         yield rows
@@ -89,10 +95,7 @@ def lessons_between(raw: sqlite3.Connection, era: Era, since: str, until: str) -
     """Live lessons created in ``[since, until]`` (the gaming window of one lesson)."""
     where, args = _where(era, None, "live")
     sql = f"{_select(era)} WHERE {where} AND n.created_at >= ? AND n.created_at <= ? LIMIT 5000"
-    return [
-        LessonRow(*(str(v) if v is not None else None for v in r))
-        for r in raw.execute(sql, [*args, since, until])
-    ]
+    return [_lesson(r) for r in raw.execute(sql, [*args, since, until])]
 
 
 def authors(raw: sqlite3.Connection, ids: list[str] | None = None) -> dict[str, str]:

@@ -129,7 +129,11 @@ def unretire_neuron(log: BatchLog, cs: Changeset, rid: str) -> bool:
     """Clear ``retired_at`` if (and only if) a lifecycle batch set it."""
     row = read_row(log.conn, "neuron", {"id": rid})
     stamp = None if row is None else row.get("retired_at")
-    if stamp is None or not retired_by_lifecycle(log.conn, "neuron", {"id": rid}, stamp):
+    if (
+        row is None
+        or stamp is None
+        or not retired_by_lifecycle(log.conn, "neuron", {"id": rid}, stamp)
+    ):
         return False
     log.update("neuron", {"id": rid}, {"retired_at": None})
     cs.neuron("neuron.add", {**row, "retired_at": None}, before=False)

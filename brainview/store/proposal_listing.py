@@ -91,7 +91,7 @@ def proposal_page(
         page_clauses.append(f"({ts} > :at OR ({ts} = :at AND p.id > :aid))")
         params.update(at=at, aid=pid)
     where = " AND ".join(page_clauses) or "1=1"
-    total = int(conn.execute(text(f"SELECT COUNT(*) {_BASE} WHERE {counted}"), params).scalar())
+    total = int(conn.execute(text(f"SELECT COUNT(*) {_BASE} WHERE {counted}"), params).scalar_one())
     dcols = ", ".join(f"d.{c.strip()}" for c in DECISION_COLS.split(","))
     dcols = dcols.replace("d.reason", f"substr(d.reason, 1, {bounded.REASON_CHARS})")
     rows = conn.execute(

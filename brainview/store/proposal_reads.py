@@ -131,8 +131,9 @@ def proposal_shown(conn: Connection, proposal_id: str) -> ShownProposal | None:
     summary = bounded.shown(row[4], row[5], bounded.SUMMARY_CHARS)
     rationale = bounded.shown(row[6], row[7], bounded.RATIONALE_CHARS)
     return ShownProposal(
-        *row[:4], summary, rationale, row[8], row[9], row[10], row[11], int(row[12] or 0)
-    )
+        row[0], row[1], row[2], row[3], summary, rationale,
+        row[8], row[9], row[10], row[11], int(row[12] or 0),
+    )  # fmt: skip
 
 
 def consult_links(conn: Connection, proposal_id: str) -> list[tuple[str, str, str, Any]]:

@@ -69,7 +69,9 @@ def neuron_id_page(
     """Up to ``limit`` neuron ids after ``after`` in id order matching the filters
     (``status``: ``live``, ``retired`` or anything else for all), and the total."""
     where, params = _filters(era, skill, status, type_)
-    total = int(conn.execute(text(f"SELECT COUNT(*) FROM neuron WHERE {where}"), params).scalar())
+    total = int(
+        conn.execute(text(f"SELECT COUNT(*) FROM neuron WHERE {where}"), params).scalar_one()
+    )
     # The page walks the primary key in id order (``+``: no type/retired index driving
     # it, which would sort every matching row for 50 of them).
     pk_where, _ = _filters(era, skill, status, type_, walk=True)
