@@ -73,6 +73,17 @@ class TestNoDecisionFromText:
             await pilot.press("enter", "j", "r")
             await pilot.pause()
             assert isinstance(app.screen, ReasonPrompt) and bar.value == "link"
+            await pilot.press("escape")
+            await settle(pilot)
+            # Another verb (w: recall) acts at once; back from it, r decides again.
+            await pilot.press("slash", "enter", "w")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "RecallScreen"
+            await pilot.press("escape")
+            await settle(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            assert isinstance(app.screen, ReasonPrompt) and bar.value == "link"
 
 
 def screen_text(app) -> str:  # type: ignore[no-untyped-def]

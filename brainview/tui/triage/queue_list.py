@@ -332,7 +332,9 @@ class QueueList(Vertical):
     @on(events.Key)
     def _typed_on(self, event: events.Key) -> None:
         """Text typed on after ``enter`` goes back into the filter, never to a binding."""
-        if not self.bar.has_focus and self.bar.take_back(event):
+        bound = self.screen.active_bindings.get(event.key)
+        action = bound.binding.action if bound is not None else None
+        if not self.bar.has_focus and self.bar.take_back(event, action):
             event.stop()
             event.prevent_default()
 
