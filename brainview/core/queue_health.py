@@ -65,7 +65,7 @@ class QueueHealth:
 
     def short(self) -> str:
         """A few words for a title line: ``◷ 3 waiting >7d · +12 in 7d``; a clock, not
-        the ⚠ that marks a proposal whose neurons changed (``""``: healthy)."""
+        the ↻ that marks a proposal whose neurons changed (``""``: healthy)."""
         parts = []
         if self.stale_alert:
             parts.append(f"{self.stale} waiting >{self.stale_after_days}d")
