@@ -57,7 +57,7 @@ class Project:
     def moved(self) -> list[str]:
         """Roles whose brain file was replaced or deleted since it was opened, and
         ``"agent"`` when an agent brain appeared (``init-agent``) since."""
-        out = [b.role for b in (self.user, self.agent) if b is not None and b.moved()]
+        out: list[str] = [b.role for b in (self.user, self.agent) if b is not None and b.moved()]
         if self.agent is None and self.paths.agent_exists:
             out.append("agent")
         return out
@@ -66,7 +66,7 @@ class Project:
         """For each brain whose file was replaced: empty the old file's WAL (so the new
         file is read as it is).  Returns the roles whose old WAL another process still
         holds."""
-        held = []
+        held: list[str] = []
         for b in (self.user, self.agent):
             if b is not None and b.moved() and not b.release_moved():
                 held.append(b.role)

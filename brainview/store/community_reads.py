@@ -93,7 +93,9 @@ def summaries(conn: Connection, era: Era) -> Iterator[tuple[str, str]]:
     )
 
 
-def fsrs_cards(conn: Connection, era: Era) -> Iterator[tuple[str, object, object, object]]:
+def fsrs_cards(
+    conn: Connection, era: Era
+) -> Iterator[tuple[str, float | None, str | None, int | None]]:
     """``(id, stability, last_review, state)`` from ``fsrs_state`` for live reflections
     (``json_extract`` in SQL is ~2x faster than ``json.loads`` per row)."""
     yield from driver(conn).execute(

@@ -158,7 +158,7 @@ def read_state(conn: Connection, era: Era, now: datetime, s: Settings) -> AgentS
     rows = live_reflections(raw, era)
     ids = [r[0] for r in rows]
     live = set(ids)
-    created = {r[0]: r[2] for r in rows}
+    created: dict[str, str | None] = {r[0]: r[2] for r in rows}
     if era.card_source == "fsrs_state" and len(ids) > FEW_CARDS:
         stab, last = cards_aligned(conn, era, ids)
     else:

@@ -99,7 +99,7 @@ def consolidation_acceptance(conn: Connection) -> list[ConsolidationAcceptance]:
             first[(cid, phase)] = min(first.get((cid, phase), seq), seq)
     out = []
     for plan in plans:
-        order = sorted(counts[plan.id], key=lambda ph, c=plan.id: (first[(c, ph)], ph))
+        order = [ph for _at, ph in sorted((first[(plan.id, ph)], ph) for ph in counts[plan.id])]
         phases = [
             PhaseAcceptance(ph, counts[plan.id][ph][3], *counts[plan.id][ph][:3]) for ph in order
         ]

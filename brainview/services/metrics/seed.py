@@ -169,8 +169,9 @@ def group(keys: np.ndarray, d: Decisions) -> list[Group]:
     n_timed = np.bincount(inv[timed], minlength=n)
     return [
         Group(
-            int(uniq[g]), int(counts[g]), medians[g], *(int(v) for v in verdicts[g, :3]),
-            total_seconds=float(totals[g]), timed=int(n_timed[g]),
+            int(uniq[g]), int(counts[g]), medians[g],
+            accepted=int(verdicts[g, 0]), rejected=int(verdicts[g, 1]),
+            dismissed=int(verdicts[g, 2]), total_seconds=float(totals[g]), timed=int(n_timed[g]),
         )
         for g in range(n)
     ]  # fmt: skip

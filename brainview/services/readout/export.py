@@ -57,7 +57,8 @@ def iter_decisions(
     conn: Connection, since: str | None = None, until: str | None = None
 ) -> Iterator[dict[str, Any]]:
     """Every decision, undone ones included (filtered on ``decided_at``), with its grades."""
-    keys = ("decision_id", "proposal_id", "kind", "skill", "verdict", "reason", "decider")
+    keys: tuple[str, ...] = ("decision_id", "proposal_id", "kind", "skill", "verdict")
+    keys += ("reason", "decider")
     keys += ("decided_at", "seconds_on_screen", "new_reflection_id", "apply_state")
     keys += ("undone_at", "undone_by")
     for rows in export_reads.decision_batches(conn, since, until):

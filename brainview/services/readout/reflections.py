@@ -71,7 +71,7 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
     if raw:
         keys = list(raw)
         stab = np.array([raw[k]["stability"] or np.nan for k in keys], dtype=float)
-        last = np.array(
+        last_at = np.array(
             [
                 fsrs_math.parse_ts(raw[k]["last_review"]).timestamp()
                 if raw[k]["last_review"]
@@ -79,7 +79,7 @@ def cards_of(conn: Connection, era: Era, ids: list[str], now: datetime) -> dict[
                 for k in keys
             ]
         )
-        for k, r in zip(keys, fsrs_math.retrievability(stab, last, now), strict=True):
+        for k, r in zip(keys, fsrs_math.retrievability(stab, last_at, now), strict=True):
             reviewed = raw[k]["stability"] and raw[k]["last_review"]
             raw[k]["retrievability"] = float(r) if reviewed else None  # never reviewed: no R
     return raw

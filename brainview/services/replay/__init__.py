@@ -117,8 +117,9 @@ def _query(raw: str) -> tuple[RecallQuery, list[str] | None]:
     proposal = {"kind": kind, "rationale": text} if kind else None
     query = RecallQuery("" if kind else text, tuple(str(r) for r in refs), proposal, skill, limit)
     query.check()
-    ok_terms = isinstance(terms, list) and all(isinstance(t, str) for t in terms)
-    return query, [str(t) for t in terms] if ok_terms else None
+    if isinstance(terms, list) and all(isinstance(t, str) for t in terms):
+        return query, [str(t) for t in terms]
+    return query, None
 
 
 Rerun = tuple[list[str] | None, int | None, str | None, list[tuple[str, str]]]

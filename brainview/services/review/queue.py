@@ -74,7 +74,9 @@ def page(
         read, total = proposal_reads.queue_page(
             conn, status=status, sort=sort, needle=needle, offset=offset, limit=limit
         )
-        rows = [QueueRow(*r[:8], suspicion=r[8]) for r in read]
+        rows = [
+            QueueRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], suspicion=r[8]) for r in read
+        ]
         chars = {r[0]: int(r[9] or 0) for r in read}
         if status == "pending" and rows:
             refs = [QueuedRef(r.id, r.kind, r.params_json, r.created_at, chars[r.id]) for r in rows]
