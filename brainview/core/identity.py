@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 Role = Literal["viewer", "reviewer", "maintainer"]
 ROLES: tuple[Role, ...] = ("viewer", "reviewer", "maintainer")
@@ -50,7 +50,7 @@ def check_role(role: str) -> Role:
     """``role`` as a :data:`Role`; raises :class:`IdentityError` for anything else."""
     if role not in ROLES:
         raise IdentityError(f"unknown role {role!r}: expected one of {', '.join(ROLES)}")
-    return cast(Role, role)
+    return role
 
 
 @dataclass(frozen=True)

@@ -121,17 +121,19 @@ def _block(e: EntryState, now: datetime, r: Rules) -> Item | None:
                   status="wont_fix")  # fmt: skip
         return Item(RETIRE, e, mv, f"Retire {e.file}:{e.line} (**Status**: wont_fix): {why}.")
     recent = _recent(e, now, r)
-    why = None
+    promote: str | None = None
     if recent >= r.promote_uses:
-        why = f"used {recent} times in the last {r.promote_days} days"
+        promote = f"used {recent} times in the last {r.promote_days} days"
     elif e.recurrence >= r.promote_uses and _seen_lately(e, now, r):
         assert e.last_seen is not None
-        why = (f"Recurrence-Count {e.recurrence}, last seen {_days(now - e.last_seen)} days ago "
-               f"(the skill's own count, within {r.recurrence_days} days)")  # fmt: skip
-    if why is None:
+        promote = (
+            f"Recurrence-Count {e.recurrence}, last seen {_days(now - e.last_seen)} days ago "
+            f"(the skill's own count, within {r.recurrence_days} days)"
+        )
+    if promote is None:
         return None
     mv = Move(e.file, e.line, e.raw, AGENTS_FILE, status="promoted", marker=(PROMOTED_MARK,))
-    return _item(GRADUATE, e, mv, f"Promote into AGENTS.md (**Status**: promoted): {why}.")
+    return _item(GRADUATE, e, mv, f"Promote into AGENTS.md (**Status**: promoted): {promote}.")
 
 
 def _seen_lately(e: EntryState, now: datetime, r: Rules) -> bool:

@@ -70,7 +70,9 @@ class PasswordHash:
         if not isinstance(data, dict) or data.get("algorithm") != ALGORITHM:
             raise PasswordError("unknown password hash algorithm")
         n, r, p = data.get("n"), data.get("r"), data.get("p")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n, r, p)):
+        if not (isinstance(n, int) and isinstance(r, int) and isinstance(p, int)) or any(
+            isinstance(v, bool) for v in (n, r, p)
+        ):
             raise PasswordError("malformed password hash parameters")
         if not (2 <= n <= _MAX_N and n & (n - 1) == 0 and 1 <= r <= 32 and 1 <= p <= 16):
             raise PasswordError("password hash parameters out of range")

@@ -71,8 +71,9 @@ def draft_from_proposal(raw: Mapping[str, Any], extra_refs: Iterable[str] = ()) 
     """A :class:`Draft` from a proposal object (kind, params, rationale)."""
     params = raw.get("params") if isinstance(raw.get("params"), Mapping) else {}
     assert isinstance(params, Mapping)
-    kind = raw.get("kind") if isinstance(raw.get("kind"), str) else None
-    rationale = raw.get("rationale") if isinstance(raw.get("rationale"), str) else ""
+    kind, rationale = raw.get("kind"), raw.get("rationale")
+    kind = kind if isinstance(kind, str) else None
+    rationale = rationale if isinstance(rationale, str) else ""
     strings = [v for v in _strings(params) if v not in _ids_in(params)]
     text = " ".join([rationale, *strings])
     refs = [*_ids_in(params), *parse_refs(rationale), *extra_refs]
