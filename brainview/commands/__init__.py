@@ -8,8 +8,15 @@ This package's ``__init__`` imports nothing at module level: the fast ``--help``
 loads :mod:`brainview.commands.helptext` through it.
 """
 
+from __future__ import annotations
 
-def run(args: "argparse.Namespace") -> int:  # noqa: F821 - no imports here: --help loads us
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def run(args: argparse.Namespace) -> int:
     """Dispatch parsed arguments to their handler."""
     from importlib import import_module
 

@@ -141,9 +141,9 @@ def show(args: argparse.Namespace) -> int:
         )
         return 0
     out = [
-        f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} R={fmt_float(r['retrievability'])} "
-        f"S={fmt_float(r['stability']):>7} +{r['strong']} -{r['miss']}  {cell(r['title'], 60)}"
-        for r in rows
+        f"{cell(m.id, 24):<24} {cell(m.skill, 10):<10} R={fmt_float(m.r_now)} "
+        f"S={fmt_float(m.stability):>7} +{m.strong} -{m.miss}  {cell(m.title, 60)}"
+        for m in members
     ]
     out.append(f"{len(rows)} of {total} member(s) of {community_name(number)}")
     emit_lines(out)

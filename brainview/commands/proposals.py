@@ -22,6 +22,8 @@ from brainview.errors import UsageError
 if TYPE_CHECKING:
     import argparse
 
+    from brainview.services.session import Verdict
+
 
 def _policy_text(source: str | None) -> str | None:
     """The edited policy text from a file or stdin (UTF-8, at most 1 MB)."""
@@ -52,7 +54,7 @@ def _vector_notes(session: Any, results: list[Any]) -> dict[str, str]:
         return vector_notes(project, applied)
 
 
-def _decide(args: argparse.Namespace, verdict: str) -> int:
+def _decide(args: argparse.Namespace, verdict: Verdict) -> int:
     from brainview.core.grading import GRADE_NAMES
 
     policy_text = _policy_text(getattr(args, "policy_text", None))
@@ -86,22 +88,23 @@ def _decide(args: argparse.Namespace, verdict: str) -> int:
         return 0
     past = {"accept": "accepted", "reject": "rejected", "dismiss": "dismissed"}[verdict]
     out = []
-    for r in rows:
-        if r["apply_state"] == "held":
+    for r in results:
+        if r.apply_state == "held":
             out.append(
-                f"{past} {cell(r['proposal_id'], 40)} as the first of two (vote "
-                f"{r['decision_id']}): nothing applied; it needs a second person "
+                f"{past} {cell(r.proposal_id, 40)} as the first of two (vote "
+                f"{r.decision_id}): nothing applied; it needs a second person "
                 "(proposals approvals)"
             )
             continue
-        fired = ", ".join(f"{cell(g['reflection'], 24)} {g['grade_name']}" for g in r["grades"])
-        new = f"; new reflection {r['new_reflection_id']}" if r["new_reflection_id"] else ""
+        fired = ", ".join(f"{cell(rid, 24)} {GRADE_NAMES[g]}" for rid, _s, g in r.grades)
+        new = f"; new reflection {r.new_reflection_id}" if r.new_reflection_id else ""
         out.append(
-            f"{past} {cell(r['proposal_id'], 40)} (decision {r['decision_id']}, "
-            f"{r['apply_state']}): {len(r['grades'])} grade(s){': ' + fired if fired else ''}{new}"
+            f"{past} {cell(r.proposal_id, 40)} (decision {r.decision_id}, "
+            f"{r.apply_state}): {len(r.grades)} grade(s){': ' + fired if fired else ''}{new}"
         )
-        if r["vectors"]:
-            out.append(f"  vectors: {cell(r['vectors'], 400)}")
+        note = vectors.get(r.decision_id)
+        if note:
+            out.append(f"  vectors: {cell(note, 400)}")
     emit_lines(out)
     return 0
 
