@@ -24,8 +24,8 @@ from brainview.errors import RefusedError, RoleRefusedError
 
 if TYPE_CHECKING:
     from brainview.config import Config
-    from brainview.core.two_person import Rules
     from brainview.core.outcomes import OutcomeReport
+    from brainview.core.two_person import Rules
     from brainview.services.apply.runner import Outcome
     from brainview.services.consolidate.model import ConsolidationPlan
     from brainview.services.lifecycle import BatchResult, UndoBatchResult
