@@ -77,7 +77,9 @@ def read_input(source: str) -> bytes:
 
 
 def _line_of(data: bytes | str, offset: int) -> int:
-    return data.count(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1
+    if isinstance(data, bytes):
+        return data.count(b"\n", 0, offset) + 1
+    return data.count("\n", 0, offset) + 1
 
 
 def decode(data: bytes) -> str:

@@ -193,10 +193,10 @@ def fading(args: argparse.Namespace) -> int:
         )
         return 0
     out = [
-        f"{cell(r['id'], 24):<24} {cell(r['skill'], 10):<10} R={fmt_float(r['retrievability'])} "
-        f"S={fmt_float(r['stability']):>7} crosses in {r['crossing_days']:.1f} d  "
-        f"{cell(r['title'], 50)}" + (f" [{r['decision']}]" if r["decision"] else "")
-        for r in rows
+        f"{cell(r.id, 24):<24} {cell(r.skill, 10):<10} R={fmt_float(r.r_now)} "
+        f"S={fmt_float(r.stability):>7} crosses in {r.crossing_days:.1f} d  "
+        f"{cell(r.title, 50)}" + (f" [{r.decision}]" if r.decision else "")
+        for r in result.rows
     ]
     out.append(
         f"{result.total} reflection(s) fall below R={threshold:.2f} within {days} days "

@@ -67,10 +67,10 @@ def serve(args: argparse.Namespace) -> int:
     url = f"http://{_url_host(args.host)}:{sock.getsockname()[1]}/"
     if not loopback:
         note(f"--public: anyone who signs in at {url} can change these brains")
-    presence = Path(tempfile.mkdtemp(prefix="brainview-serve-")) if users else None
+    presence = Path(tempfile.mkdtemp(prefix="brainview-serve-")) if users is not None else None
     try:
         gate = None
-        if users is not None:
+        if users is not None and presence is not None:
             from brainview.commands.serve_auth import Gate
 
             gate = Gate(users, tls_proxy=args.tls_proxy, presence=str(presence / "presence.db"))

@@ -203,11 +203,15 @@ class ConsoleServer(Server):
             reason = serve_slots.refusal(role, self.limits.max_sessions)
             await websocket.close(code=TRY_AGAIN_LATER, message=reason.encode())
             return websocket
+
+        async def close() -> None:
+            await websocket.close()
+
         session = _Session(
             self.command,
             write_bytes=websocket.send_bytes,
             write_str=websocket.send_str,
-            close=websocket.close,
+            close=close,
             download_manager=self.download_manager,
         )
         if visitor is not None and self.gate is not None:

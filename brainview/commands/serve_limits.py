@@ -120,7 +120,9 @@ def _size(arg: Any) -> tuple[int, int] | None:
     if not isinstance(arg, dict):
         return None
     width, height = arg.get("width"), arg.get("height")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (width, height)):
+    if not (isinstance(width, int) and isinstance(height, int)):
+        return None
+    if isinstance(width, bool) or isinstance(height, bool):
         return None
     return max(1, min(width, MAX_CELLS)), max(1, min(height, MAX_CELLS))
 
