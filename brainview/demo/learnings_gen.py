@@ -58,11 +58,11 @@ OLD_CORRECTIONS = (
     "used tabs → the style guide wants 4 spaces",
     "wrote Python 3.8 syntax → the project targets 3.11",
 )
-PROJECTS = {
+PROJECTS: dict[str, tuple[str, ...]] = {
     "web": ("used inline styles → use the design tokens", "deployed on Friday → deploy Mon–Thu"),
     "api": ("returned 200 on errors → use proper status codes", "Status: pending → Priority: high"),
 }
-DOMAINS = {
+DOMAINS: dict[str, tuple[str, ...]] = {
     "code": ("wrote a 300-line function → keep functions under 50 lines",),
     "writing": ("used passive voice → prefer active voice",),
 }

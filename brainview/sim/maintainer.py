@@ -21,7 +21,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from brainview.sim.arms import SimConfig
 from brainview.sim.texts import GENERIC_REASONS, KEEP_LESSON, MIXED_POLICY, POLICIES, REASONS
@@ -35,7 +35,7 @@ RECOGNISE = 0.95
 class Verdict:
     """One decision the maintainer makes."""
 
-    verdict: str
+    verdict: Literal["accept", "reject"]
     reason: str | None
     seconds: float
     policy_text: str | None = None

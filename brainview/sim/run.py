@@ -77,7 +77,7 @@ class _Runner:
         self.week = Week()
 
     def run(self) -> list[Week]:
-        out = []
+        out: list[Week] = []
         for w in range(self.cfg.weeks):
             monday = START + timedelta(weeks=w)
             week = self.week = Week()

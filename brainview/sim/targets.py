@@ -122,8 +122,8 @@ def check(results: dict[str, Any], weeks: int, poison_week: int) -> list[Target]
                 cut >= 0.40,
             ))  # fmt: skip
     if "poisoned" in arms and "on" in arms and poison_week < weeks:
-        d = paired(arms["poisoned"]["runs"], arms["on"]["runs"], "acceptance", weeks)
-        s = d[poison_week]
+        by_week = paired(arms["poisoned"]["runs"], arms["on"]["runs"], "acceptance", weeks)
+        s = by_week[poison_week]
         lo_hi = ci95(s)
         if s.mean is not None and lo_hi is not None:
             out.append(Target(
