@@ -50,8 +50,9 @@ class EmbedConfig:
     prefix_style: str = "none"
 
     def key(self) -> str:
-        """What a cached vector was made with: another model or prefix is another space."""
-        raw = f"{self.provider}|{self.base_url}|{self.model}|{self.dimension}|{self.prefix_style}"
+        """What a cached vector was made with: another model, dimension or prefix is
+        another space (the URL is not: the same model served elsewhere is the same)."""
+        raw = f"{self.provider}|{self.model}|{self.dimension}|{self.prefix_style}"
         return hashlib.sha256(raw.encode()).hexdigest()[:24]
 
     def describe(self) -> str:

@@ -240,3 +240,26 @@ def test_cli_json_carries_the_semantic_field(demo, now, capsys) -> None:  # type
     code = main(["recall", str(root), "--text", "platypus", "--no-log", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["semantic"] == {"on": False, "reason": "no embedder configured"}
+
+
+def test_a_cold_cache_fills_a_bounded_number_a_recall_and_survives_a_new_url(demo, now) -> None:
+    from brainview.services.recall import semantic as semantic_module
+
+    root, _info = demo
+    _add(root, LESSON, TEXT)
+    with stand_in(64) as server, mock.patch.object(semantic_module, "MAX_EMBED", 60):
+        configure(_agent_config(root), server.url + "/v1")
+        with Project.open(discover(root)) as p:
+            seen = []
+            for _ in range(4):
+                res = recall(p, RecallQuery(text=QUERY), now=now, log=False)
+                seen.append((res.semantic["computed"], res.semantic["missing"]))
+        total = res.semantic["lessons"]
+        assert seen == [(60, total - 60), (120, total - 120), (total, 0), (total, 0)]
+        asked = _docs(server)
+        assert len(asked) == len(set(asked)) == total  # each lesson asked once
+    close_all()
+    with stand_in(64) as moved:  # the same model served on another port
+        configure(_agent_config(root), moved.url + "/v1")
+        res = _run(root, now)
+        assert res.semantic["computed"] == total and _docs(moved) == []

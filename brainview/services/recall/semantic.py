@@ -51,7 +51,12 @@ class Vectors:
     matrix: np.ndarray
     stored: int
     computed: int
-    missing: int
+    todo: list[tuple[int, str, str]] = field(default_factory=list)
+    """Live lessons with no vector yet (rowid, id, signature), embedded a few a recall."""
+
+    @property
+    def missing(self) -> int:
+        return len(self.todo)
 
 
 @dataclass
@@ -136,19 +141,17 @@ def _query(handle: Handle, config: EmbedConfig, text: str) -> np.ndarray:
 
 
 def _vectors(handle: Handle, conn: Any, config: EmbedConfig, synced: bool) -> Vectors | str:
-    """The handle's vectors, read again when the brain, the index or the embedder moved
-    (or when some lessons are still missing one); a string says why semantic is off."""
+    """The handle's vectors, read again when the brain, the index or the embedder moved;
+    lessons still without one are embedded, :data:`MAX_EMBED` a recall.  A string says
+    why semantic is off."""
     held = handle.vectors
-    if isinstance(held, Vectors) and held.key == config.key() and not synced and not held.missing:
+    mine = isinstance(held, Vectors) and held.key == config.key()
+    if isinstance(held, Vectors) and mine and not synced and not held.todo:
         return held
     shape = recall_vectors.stored_shape(conn)
     stamp = (stored_stamp(handle.idx), shape)
-    if (
-        isinstance(held, Vectors)
-        and held.key == config.key()
-        and held.stamp == stamp
-        and not held.missing
-    ):
+    if isinstance(held, Vectors) and mine and held.stamp == stamp:
+        _fill(handle, conn, config, held)
         return held
     if shape is not None and shape[0] != config.dimension:
         return (
@@ -159,31 +162,54 @@ def _vectors(handle: Handle, conn: Any, config: EmbedConfig, synced: bool) -> Ve
     ids = [nid for _r, nid, _s in lessons]
     spikuit = recall_vectors.stored(conn, ids, config.dimension) if shape is not None else {}
     want = {rid: sig for rid, nid, sig in lessons if nid not in spikuit}
-    mine = recall_vectors.cached(handle.idx, config.key(), want, config.dimension)
-    todo = [(rid, sig) for rid, sig in want.items() if rid not in mine][:MAX_EMBED]
-    fresh = _embed_missing(conn, config, todo)
-    if fresh:
-        recall_vectors.save(handle.idx, config.key(), [(r, s, fresh[r]) for r, s in todo])
-        mine.update(fresh)
-    recall_vectors.prune(handle.idx, {rid for rid, _n, _s in lessons})
-    keep_ids, rows = [], []
-    for rid, nid, _sig in lessons:
+    cached = recall_vectors.cached(handle.idx, config.key(), want, config.dimension)
+    keep_ids, rows, todo = [], [], []
+    for rid, nid, sig in lessons:
         vec = spikuit.get(nid)
         if vec is None:
-            vec = mine.get(rid)
-        if vec is not None:
+            vec = cached.get(rid)
+        if vec is None:
+            todo.append((rid, nid, sig))
+        else:
             keep_ids.append(nid)
             rows.append(vec)
-    matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, config.dimension))
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True) if rows else np.ones((0, 1))
-    matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    if recall_vectors.prune(handle.idx, {rid for rid, _n, _s in lessons}):
+        handle.mark_current(handle.seen)  # our own write to the index file
     done = Vectors(
-        config.key(), stamp, keep_ids, np.ascontiguousarray(matrix, np.float32),
-        stored=sum(1 for n in ids if n in spikuit), computed=len(mine),
-        missing=len(lessons) - len(keep_ids),
+        config.key(), stamp, keep_ids, _unit(rows, config.dimension),
+        stored=sum(1 for n in ids if n in spikuit), computed=len(cached), todo=todo,
     )  # fmt: skip
     handle.vectors = done
+    _fill(handle, conn, config, done)
     return done
+
+
+def _fill(handle: Handle, conn: Any, config: EmbedConfig, held: Vectors) -> None:
+    """Embed the next :data:`MAX_EMBED` lessons without a vector; cache and add them."""
+    if not held.todo:
+        return
+    part = held.todo[:MAX_EMBED]
+    fresh = _embed_missing(conn, config, [(rid, sig) for rid, _n, sig in part])
+    recall_vectors.save(
+        handle.idx, config.key(), [(r, s, fresh[r]) for r, _n, s in part if r in fresh]
+    )
+    handle.mark_current(handle.seen)  # our own write to the index file, not the brain's
+    got = [(nid, fresh[rid]) for rid, nid, _s in part if rid in fresh]
+    if got:
+        held.matrix = np.vstack([held.matrix, _unit([v for _n, v in got], config.dimension)])
+        held.ids = held.ids + [nid for nid, _v in got]
+        held.computed += len(got)
+    held.todo = held.todo[len(part) :]
+
+
+def _unit(rows: list[np.ndarray], dim: int) -> np.ndarray:
+    """``rows`` as one contiguous float32 matrix of unit rows (zero rows stay zero)."""
+    if not rows:
+        return np.zeros((0, dim), np.float32)
+    matrix = np.vstack(rows).astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    out = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return np.ascontiguousarray(out, np.float32)
 
 
 def _embed_missing(
