@@ -51,7 +51,7 @@ class BrainviewApp(App[int]):
     CSS_PATH = [STYLES / "app.tcss"]
     ENABLE_COMMAND_PALETTE = True
     COMMANDS: ClassVar = App.COMMANDS | {_palette}
-    HORIZONTAL_BREAKPOINTS: ClassVar = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     MODES: ClassVar = {
         "overview": lambda: _screen("overview"),
@@ -123,8 +123,10 @@ class BrainviewApp(App[int]):
         identity: Identity | None = None,
     ) -> None:
         # The first screen is the start mode's own (no blank default screen laid out,
-        # styled and resized first, then replaced: a third of the first paint).
-        self.DEFAULT_MODE = start or _default_start(paths)
+        # styled and resized first, then replaced: a third of the first paint).  Textual
+        # types DEFAULT_MODE as a ClassVar yet reads it off the instance in App.__init__;
+        # the start mode belongs to this app, not to every BrainviewApp.
+        self.DEFAULT_MODE = start or _default_start(paths)  # type: ignore[misc]
         super().__init__()
         from brainview.services.session import Session
 

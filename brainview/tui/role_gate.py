@@ -20,7 +20,7 @@ NEEDS: dict[str, Action] = {
     "accept": "decide",
     "reject": "decide",
     "edit_policy": "decide",
-    "dismiss": "dismiss",
+    "dismiss_proposal": "dismiss",
     "undo": "undo_own",
     "export": "export",
     # communities: rescue / let go (``decide('rescue')``) and its undo

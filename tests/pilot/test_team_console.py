@@ -180,7 +180,7 @@ async def test_a_viewer_cannot_decide(demo) -> None:  # type: ignore[no-untyped-
         screen = app.screen
         assert app.title == "brainview · vic · viewer"
         first = screen.current_id
-        for verb in ("accept", "reject", "dismiss", "undo", "export", "edit_policy"):
+        for verb in ("accept", "reject", "dismiss_proposal", "undo", "export", "edit_policy"):
             assert screen.check_action(verb, ()) is False
         await pilot.press("a")  # hidden: its twin says why
         await settle(pilot)

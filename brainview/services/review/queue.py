@@ -99,7 +99,11 @@ def _first(votes: list[dict[str, object]] | None) -> tuple[str, str] | None:
     return (str(votes[0]["actor"]), str(votes[0]["verdict"])) if votes else None
 
 
-def signature(project: Project) -> tuple[int, ...]:
+QueueSignature = tuple[int, int, int, int]
+"""Pending count, highest rowid, summed versions, vote events (:func:`signature`)."""
+
+
+def signature(project: Project) -> QueueSignature:
     """A cheap fingerprint of the queue: changes when proposals arrive or are decided,
     and (its fourth number) when a vote under the two-person rule is cast or withdrawn."""
     if project.agent is None:

@@ -113,9 +113,7 @@ class ClusteringLine(Horizontal):
                 if fresh:
                     return False
                 job = ClusteringJob(
-                    project.agent.path,
-                    now_iso=format_ts(now),
-                    progress=lambda s, f: self.post_message(self.Progress(s, f)),
+                    project.agent.path, now_iso=format_ts(now), progress=self._report
                 )
                 self.post_message(self.Started(job))
                 self.post_message(self.Progress("starting", 0.0))
@@ -127,6 +125,10 @@ class ClusteringLine(Horizontal):
             return part is not None
 
         run_service(self, load, group="communities-load", done=self._finished)
+
+    def _report(self, stage: str, fraction: float) -> None:
+        """The clustering run's progress callback (from its worker thread)."""
+        self.post_message(self.Progress(stage, fraction))
 
     def resort(self, data: CommunityData, *, sort: str, threshold: float) -> None:
         """Sort the communities again (labels for the new first page)."""

@@ -31,6 +31,7 @@ from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:
     from brainview.services.communities import ClusterCurves, CommunityData, MemberRow
+    from brainview.services.review.queue import QueueSignature
     from brainview.services.session import Session
 
 QUIET = ("communities-check", "communities-states")
@@ -87,7 +88,7 @@ class CommunitiesScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._seen: tuple[int, int, int] | None = None
+        self._seen: QueueSignature | None = None
         """The decision queue's fingerprint the last read corresponds to."""
 
     def compose(self) -> ComposeResult:
@@ -151,7 +152,7 @@ class CommunitiesScreen(Screen[None]):
             run_service(self, _queue_signature, group="communities-check", done=self._checked)
         self.query_one(LifecycleWatch).check()
 
-    def _checked(self, now: tuple[int, int, int]) -> None:
+    def _checked(self, now: QueueSignature) -> None:
         if now != self._seen:
             self.action_reload()
 
@@ -163,7 +164,7 @@ class CommunitiesScreen(Screen[None]):
         again (read after, it could hold a change the communities missed)."""
         run_service(self, _queue_signature, group="communities-seen", done=self._seen_then_read)
 
-    def _seen_then_read(self, seen: tuple[int, int, int]) -> None:
+    def _seen_then_read(self, seen: QueueSignature) -> None:
         self._seen = seen
         self.clustering.start(sort=self.clusters.sort, threshold=pruning_threshold(self))
         if self.fading_pane.fading is not None:
@@ -229,7 +230,7 @@ class CommunitiesScreen(Screen[None]):
     def _quiet_failure(self, message: WorkFailed) -> None:
         if message.group == "communities-seen":  # read anyway; the next resume again
             message.stop()
-            self._seen_then_read((-1, -1, -1))
+            self._seen_then_read((-1, -1, -1, -1))
         elif message.group in QUIET:
             message.stop()  # transient (locked): the next check or tick asks again
 
@@ -371,7 +372,7 @@ class CommunitiesScreen(Screen[None]):
             table.action_cursor_down() if step > 0 else table.action_cursor_up()
 
 
-def _queue_signature(session: Session) -> tuple[int, int, int]:
+def _queue_signature(session: Session) -> QueueSignature:
     """The decision queue's fingerprint (a prune or policy accepted in triage moves it)."""
     from brainview.services.review.queue import signature
 

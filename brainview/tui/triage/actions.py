@@ -21,10 +21,10 @@ from brainview.tui.workers import run_service
 
 if TYPE_CHECKING:
     from brainview.services.review.flags import Flagged
-    from brainview.services.session import Session
+    from brainview.services.session import Session, Verdict
     from brainview.tui.triage.screen import TriageScreen
 
-ROW_VERBS = ("accept", "reject", "dismiss", "skip", "mark", "range_mark")
+ROW_VERBS = ("accept", "reject", "dismiss_proposal", "skip", "mark", "range_mark")
 
 
 class TriageActions:
@@ -162,7 +162,7 @@ class TriageActions:
         if targets:
             self._with_reason(f"Dismiss {len(targets)} proposal(s)", targets, "dismiss")
 
-    def _with_reason(self, title: str, targets: list[str], verdict: str) -> None:
+    def _with_reason(self, title: str, targets: list[str], verdict: Verdict) -> None:
         seconds = self._seconds()
 
         def done(reason: str | None) -> None:
@@ -195,7 +195,7 @@ class TriageActions:
     def _decide(
         self,
         ids: list[str],
-        verdict: str,
+        verdict: Verdict,
         reason: str | None,
         seconds: float,
         policy_text: str | None = None,
@@ -203,7 +203,7 @@ class TriageActions:
     ) -> None:
         """Take the rows off the queue at once, then decide them (all or none)."""
         s = self.screen
-        nxt = s.queue.remove(ids)
+        nxt = s.queue.remove_rows(ids)
         s.deciding.update(ids)
         for pid in ids:
             s.details.pop(pid, None)
@@ -238,7 +238,7 @@ class TriageActions:
         decided = [r for r in result.results if r.apply_state != "held"]
         if decided:
             s.session_units.append([r.decision_id for r in decided])
-        s.queue.anchor = None
+        s.queue.mark_anchor = None
         said = [texts.decided(result.verdict, decided)] if decided else []
         s.notify(" · ".join([*said, *([held] if held else [])]), timeout=6, markup=False)
         s.reload(s.current_id)  # the rows already left the queue; re-read to stay exact

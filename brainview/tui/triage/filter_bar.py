@@ -27,7 +27,7 @@ class FilterBar(Input):
 
     MOVES = frozenset({"j", "k", "space"})
     """Printable keys that move the cursor or mark a row: pressing one ends typing-on."""
-    DECISIONS = frozenset({"accept", "reject", "dismiss", "edit_policy", "undo", "skip"})
+    DECISIONS = frozenset({"accept", "reject", "dismiss_proposal", "edit_policy", "undo", "skip"})
     """Actions that decide (or pass a proposal by): their keys, after ``enter``, are text."""
 
     def __init__(self, *, placeholder: str = "", id: str | None = None) -> None:

@@ -15,9 +15,9 @@ if TYPE_CHECKING:
     from brainview.services.review import DecisionResult
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.review.flags import Flagged
-    from brainview.services.review.queue import QueueRow
+    from brainview.services.review.queue import QueueRow, QueueSignature
     from brainview.services.review.undo_offer import LastUnit
-    from brainview.services.session import Session
+    from brainview.services.session import Session, Verdict
 
 PAGE = 200
 
@@ -31,7 +31,7 @@ class QueuePage:
     """Proposals matching the filter."""
     pending: int
     """All pending proposals."""
-    signature: tuple[int, int, int]
+    signature: QueueSignature
     lifecycle: int
     """:func:`brainview.services.review.flags.lifecycle_mark` as of this read."""
     last: LastUnit | None
@@ -141,7 +141,7 @@ class Watch:
     """What the poll compares: the queue, the lifecycle and the writing switch — and,
     signed in, who else looks at what and who decided what this console showed."""
 
-    signature: tuple[int, int, int]
+    signature: QueueSignature
     lifecycle: int
     paused: bool
     claims: dict[str, Claim] | None = None
@@ -152,7 +152,7 @@ class Watch:
 
 def watch(
     presence: Presence | None = None,
-    seen: tuple[int, int, int] | None = None,
+    seen: QueueSignature | None = None,
     shown: tuple[str, ...] = (),
 ) -> Callable[[Session], Watch]:
     """The cheap fingerprints polled every second; when the queue's moved from ``seen``,
@@ -222,7 +222,7 @@ class Decided:
 
 def decide(
     ids: list[str],
-    verdict: str,
+    verdict: Verdict,
     *,
     reason: str | None,
     seconds: float,

@@ -28,7 +28,7 @@ BINDINGS: list[BindingType] = [
     ),
     Binding(
         "d",
-        "dismiss",
+        "dismiss_proposal",
         "Dismiss",
         id="triage.dismiss",
         tooltip="Set a stale proposal aside: ↷ dismissed, no verdict, no grades",

@@ -83,7 +83,7 @@ class QueueList(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.anchor: str | None = None
+        self.mark_anchor: str | None = None
         """Where a range mark starts: the last proposal marked."""
         self.holders: dict[str, str] = {}
         """Proposal id → who else is looking at it (presence; empty when alone)."""
@@ -171,7 +171,7 @@ class QueueList(Vertical):
         self.set_reactive(QueueList.rows, self.rows + fresh)
         self.total = total
 
-    def remove(self, ids: list[str]) -> str | None:
+    def remove_rows(self, ids: list[str]) -> str | None:
         """Take decided rows off at once; the next proposal slides under the cursor and
         is returned.  No ``Selected`` is posted: the caller shows it in the same frame
         (:meth:`brainview.tui.triage.screen.TriageScreen.select`), where a message would
@@ -263,7 +263,7 @@ class QueueList(Vertical):
             return
         self.marked = self.marked ^ {pid}
         if pid in self.marked:
-            self.anchor = pid
+            self.mark_anchor = pid
         self.move(1)
 
     def range_mark(self) -> None:
@@ -272,15 +272,15 @@ class QueueList(Vertical):
         if pid is None:
             return
         ids = [r.id for r in self.rows]
-        a = ids.index(self.anchor) if self.anchor in ids else ids.index(pid)
+        a = ids.index(self.mark_anchor) if self.mark_anchor in ids else ids.index(pid)
         b = ids.index(pid)
         self.marked = self.marked | set(ids[min(a, b) : max(a, b) + 1])
-        self.anchor = pid
+        self.mark_anchor = pid
 
     def clear_marks(self) -> None:
         """Unmark everything."""
         self.marked = frozenset()
-        self.anchor = None
+        self.mark_anchor = None
 
     def move(self, step: int) -> None:
         """Move the cursor ``step`` rows (clamped)."""

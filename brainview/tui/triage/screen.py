@@ -36,7 +36,7 @@ from brainview.tui.workers import WorkFailed, run_service
 
 if TYPE_CHECKING:
     from brainview.services.review.detail import ProposalDetail
-    from brainview.services.review.queue import QueueRow
+    from brainview.services.review.queue import QueueRow, QueueSignature
     from brainview.services.review.undo_offer import LastUnit
 
 
@@ -78,7 +78,7 @@ class TriageScreen(Screen[None]):
         self.lifecycle_seen: int | None = None
         """Lifecycle fingerprint as of the last load: another value means a reflection
         was challenged, invalidated or reinstated (by any process) since."""
-        self.signature: tuple[int, int, int] | None = None
+        self.signature: QueueSignature | None = None
         """Queue fingerprint as of the last load (``None`` until the first load)."""
         self.details: dict[str, ProposalDetail] = {}
         """Loaded proposal contexts by id (shown at once, refreshed in the background)."""
@@ -328,7 +328,7 @@ class TriageScreen(Screen[None]):
         """Ask for a reason, then reject the highlighted (or marked) proposals."""
         self._actions.reject()
 
-    def action_dismiss(self) -> None:
+    def action_dismiss_proposal(self) -> None:
         """Set the highlighted (or marked) proposals aside without a verdict."""
         self._actions.dismiss()
 

@@ -77,8 +77,8 @@ def fitting(width: int, *titles: str) -> str:
     return titles[-1][: max(0, width - 2)]
 
 
-def _count_ticks(top: int) -> list[int]:
-    """A few whole-number ticks from 0 to ``top``."""
+def _count_ticks(top: int) -> list[float]:
+    """A few whole-number ticks from 0 to ``top`` (ints, typed as the axis' floats)."""
     step = max(1, -(-top // 4))
     return list(range(0, top + step, step))
 
