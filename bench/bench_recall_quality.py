@@ -113,6 +113,10 @@ SEMANTIC_ARMS: dict[str, list[tuple[Any, str, Any]]] = {
 _draft_text = recall_service.draft_text
 
 EXPLORE: dict[str, list[tuple[Any, str, Any]]] = {
+    "tune: W_CITED 0.2": [(recall_rank, "W_CITED", 0.2)],
+    "tune: W_CITED 0.8": [(recall_rank, "W_CITED", 0.8)],
+    "tune: W_CITED 1.5": [(recall_rank, "W_CITED", 1.5)],
+    "tune: W_CITED 0.8, no R": [(recall_rank, "W_CITED", 0.8), (recall_rank, "R_FLOOR", 1.0)],
     "tune: no title words in query": [
         (recall_service, "draft_text", lambda draft, titles: _draft_text(draft, {}))
     ],

@@ -23,9 +23,11 @@ W_SPREAD = 0.8
 """Measured (bench/bench_recall_quality.py, docs/performance.md): at 0.5/0.5 the draft
 neurons' title words drowned the lessons that cite those very neurons at scale (nDCG@10
 0.628 on 100k lessons); 0.2/0.8 lets the citations lead (0.827) and helps the demo too."""
-W_CITED = 0.4
+W_CITED = 1.5
 """Citing the draft's own neurons, idf-weighted (issue 33): BM25 over the ids beat the
-walk alone at 100k lessons (nDCG@10 0.888 vs 0.827); see docs/recall.md for the figures."""
+walk alone at 100k lessons (nDCG@10 0.888 vs 0.827).  Measured (bench_recall_quality
+--explore, demo / agent100k nDCG@10): 0 → 0.802 / 0.826, 0.2 → 0.817 / 0.859, 0.4 →
+0.821 / 0.868, 0.8 → 0.826 / 0.874, 1.5 → 0.833 / 0.879 (recall@10 0.998 at 100k)."""
 W_SEM = 0.3
 """Vector similarity, when the project has an embedder (docs/recall.md: the bench)."""
 R_FLOOR = 0.4
