@@ -30,8 +30,10 @@ def _terminal_columns() -> int:
         columns = 0
     if columns > 0:
         return columns
+    if sys.__stdout__ is None:  # no console at all (pythonw, a detached service)
+        return 80
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns
     except (AttributeError, ValueError, OSError):
         return 80
 

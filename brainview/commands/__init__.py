@@ -8,15 +8,12 @@ This package's ``__init__`` imports nothing at module level: the fast ``--help``
 loads :mod:`brainview.commands.helptext` through it.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # not typing's: importing typing would load a dozen modules for --help
 if TYPE_CHECKING:
     import argparse
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: "argparse.Namespace") -> int:
     """Dispatch parsed arguments to their handler."""
     from importlib import import_module
 

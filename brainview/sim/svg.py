@@ -87,14 +87,14 @@ def chart(
     )
     for k, (label, spreads) in enumerate(lines.items()):
         colour, dash = PALETTE[k % len(PALETTE)], DASHES[k % len(DASHES)]
-        known = [(i, s) for i, s in enumerate(spreads) if s.mean is not None]
+        known = [(i, s.mean, s.sd or 0) for i, s in enumerate(spreads) if s.mean is not None]
         if not known:
             continue
-        upper = [(x(i), y((s.mean + (s.sd or 0)) * scale)) for i, s in known]  # type: ignore[operator]
-        lower = [(x(i), y((s.mean - (s.sd or 0)) * scale)) for i, s in reversed(known)]  # type: ignore[operator]
+        upper = [(x(i), y((mean + sd) * scale)) for i, mean, sd in known]
+        lower = [(x(i), y((mean - sd) * scale)) for i, mean, sd in reversed(known)]
         band = " ".join(f"{a:.1f},{b:.1f}" for a, b in upper + lower)
         out.append(f'<polygon points="{band}" fill="{colour}" fill-opacity="0.10" stroke="none"/>')
-        path = " ".join(f"{x(i):.1f},{y(s.mean * scale):.1f}" for i, s in known)  # type: ignore[operator]
+        path = " ".join(f"{x(i):.1f},{y(mean * scale):.1f}" for i, mean, _sd in known)
         style = f' stroke-dasharray="{dash}"' if dash else ""
         out.append(
             f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{style}/>'
