@@ -78,7 +78,8 @@ def _fast_encoder() -> Callable[[Any], str]:
     call, a third of the cost for a small row.  Falls back to the public encoder when
     the private hook is missing or its output differs."""
     try:
-        from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore
+        # c_make_encoder: the private C hook, absent from typeshed's json.encoder.
+        from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 
         make = c_make_encoder(
             None, _bytes_default, encode_basestring_ascii, None, ":", ",", False, False, True
