@@ -109,7 +109,7 @@ READING: dict[str, Argv] = {
     "reflect consolidate --dry-run": lambda t, i: ["reflect", "consolidate", "--dry-run"],
     "communities list": lambda t, i: ["communities", "list", "--json"],
     "communities list --sort fading": lambda t, i: ["communities", "list", "--sort", "fading"],
-    "communities show": lambda t, i: ["communities", "show", "0", "--json"],
+    "communities show": lambda t, i: ["communities", "show", "1", "--json"],
     "export proposals": lambda t, i: ["export", "proposals"],
     "export decisions csv": lambda t, i: ["export", "decisions", "--format", "csv"],
     "export reflections jsonl": lambda t, i: ["export", "reflections", "--format", "jsonl"],
