@@ -547,7 +547,9 @@ def _communities(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=300, help="rows (default 300)")
     _json(p)
     p = _leaf(acts, "show", "communities:show", "one community's members, weakest first")
-    p.add_argument("number", type=int, metavar="N", help="community number (-1: isolated)")
+    p.add_argument(
+        "number", metavar="N", help="community number as listed (from 1), or 'unclustered'"
+    )
     _location(p)
     p.add_argument("--limit", type=int, default=500, help="rows (default 500)")
     _json(p)
