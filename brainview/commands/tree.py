@@ -64,8 +64,11 @@ def _json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output (docs/cli.md)")
 
 
-def _leaf(sub: argparse._SubParsersAction, name: str, run: str, help_: str, **kw: object):  # noqa: ANN202
-    p = sub.add_parser(name, help=help_, description=help_[:1].upper() + help_[1:] + ".", **kw)
+def _leaf(  # noqa: ANN202
+    sub: argparse._SubParsersAction, name: str, run: str, help_: str, epilog: str | None = None
+):
+    description = help_[:1].upper() + help_[1:] + "."
+    p = sub.add_parser(name, help=help_, description=description, epilog=epilog)
     p.set_defaults(run=run)
     return p
 

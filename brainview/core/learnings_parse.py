@@ -23,6 +23,10 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from brainview.core.learnings_block_meta import PRIORITY as _PRIORITY
+from brainview.core.learnings_block_meta import STATUS as _STATUS
+from brainview.core.learnings_block_meta import read_meta
+
 HOT, WARM, COLD = "HOT", "WARM", "COLD"
 GRADUATED = "GRADUATED"
 TIERS = (HOT, WARM, COLD)
@@ -34,22 +38,9 @@ MAX_CONTENT = 20_000
 
 _BULLET = re.compile(r"^[-*+]\s+(?P<body>\S.*)$")
 _DATE = re.compile(r"^\[(?P<d>\d{4}-\d{2}-\d{2})(?:[ T][0-9:]+)?\]\s*(?P<rest>.*)$")
-_STATUS = re.compile(r"\*{0,2}status\*{0,2}\s*[:=]\s*\*{0,2}\s*([A-Za-z_-]+)", re.IGNORECASE)
-_PRIORITY = re.compile(r"\*{0,2}priority\*{0,2}\s*[:=]\s*\*{0,2}\s*([A-Za-z0-9_-]+)", re.I)
 _USED = re.compile(r"\(used\s+(\d{1,6})\s*x\)", re.IGNORECASE)
 _HINT_DATE = re.compile(r"\((?:confirmed|corrected|added|seen)\s+(\d{4}-\d{2}(?:-\d{2})?)\)", re.I)
 _BLOCK = re.compile(r"^##\s+\[(?P<id>[A-Z]{2,8}-(?P<ymd>\d{8})-[A-Za-z0-9]+)\]\s*(?P<cat>.*)$")
-_LOGGED = re.compile(r"^\*\*Logged\*\*\s*:\s*(\d{4}-\d{2}-\d{2})")
-_PATTERN_KEY = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}Pattern-Key\*{0,2}\s*:\*{0,2}\s*(\S+)", re.I)
-_SEE_ALSO = re.compile(r"^\s*(?:[-*]\s+)?\*{0,2}See Also\*{0,2}\s*:\*{0,2}(.*)$", re.I)
-_RECURRENCE = re.compile(
-    r"^\s*(?:[-*]\s+)?\*{0,2}Recurrence-Count\*{0,2}\s*:\*{0,2}\s*(\d{1,6})", re.I
-)
-_LAST_SEEN = re.compile(
-    r"^\s*(?:[-*]\s+)?\*{0,2}Last-Seen\*{0,2}\s*:\*{0,2}\s*(\d{4}-\d{2}-\d{2})", re.I
-)
-_BLOCK_ID = re.compile(r"\b[A-Z]{2,8}-\d{8}-[A-Za-z0-9]+\b")
-_SUMMARY_HEADS = ("### summary", "### requested capability")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -253,60 +244,26 @@ def _line_entry(rel: str, raw: bytes, number: int, body: str) -> Entry:
 
 def _block_entry(rel: str, lines: list[bytes], start: int, end: int, m: re.Match[str]) -> Entry:
     ymd = m.group("ymd")
-    date = f"{ymd[:4]}-{ymd[4:6]}-{ymd[6:]}"
-    status = priority = key = last_seen = None
     body = [decode(x) for x in lines[start + 1 : end]]
-    summary = ""
-    see: list[str] = []
-    used = 0
-    for j, text in enumerate(body):
-        if rc := _RECURRENCE.match(text):
-            used = int(rc.group(1))
-        if seen := _LAST_SEEN.match(text):
-            last_seen = seen.group(1)
-        logged = _LOGGED.match(text)
-        if logged:
-            date = logged.group(1)
-        if status is None and (s := _STATUS.match(text)):
-            status = s.group(1).lower()
-        if priority is None and (p := _PRIORITY.match(text)):
-            priority = p.group(1).lower()
-        if key is None and (k := _PATTERN_KEY.match(text)):
-            key = k.group(1).strip("*`").casefold() or None
-        if also := _SEE_ALSO.match(text):
-            see += [i for i in _BLOCK_ID.findall(also.group(1)) if i != m.group("id")]
-        if text.strip().lower() in _SUMMARY_HEADS and not summary:
-            summary = next((t.strip() for t in body[j + 1 :] if t.strip()), "")
+    meta = read_meta(body, m.group("id"))
     head = f"[{m.group('id')}] {m.group('cat').strip()}".strip()
     rest = "\n".join(t for t in body if t.strip())
-    text = f"{summary}\n\n{head}\n{rest}" if summary else f"{head}\n{rest}"
+    text = f"{meta.summary}\n\n{head}\n{rest}" if meta.summary else f"{head}\n{rest}"
     return Entry(
         file=rel,
         line=start + 1,
         raw=lines[start].rstrip(b"\n"),
         text=text.strip()[:MAX_CONTENT],
-        date=date,
-        status=status,
-        priority=priority,
+        date=meta.logged or f"{ymd[:4]}-{ymd[4:6]}-{ymd[6:]}",
+        status=meta.status,
+        priority=meta.priority,
         block_id=m.group("id"),
         span=end - start,
-        pattern_key=key,
-        see_also=tuple(dict.fromkeys(see)),
-        used=used,
-        last_seen=last_seen,
+        pattern_key=meta.pattern_key,
+        see_also=meta.see_also,
+        used=meta.used,
+        last_seen=meta.last_seen,
     )
-
-
-def block_marks(text: str) -> tuple[str | None, tuple[str, ...]]:
-    """``(Pattern-Key, See Also ids)`` named in a block's text (an imported entry's)."""
-    key = None
-    see: list[str] = []
-    for line in text.split("\n"):
-        if key is None and (k := _PATTERN_KEY.match(line)):
-            key = k.group(1).strip("*`").casefold() or None
-        if also := _SEE_ALSO.match(line):
-            see += _BLOCK_ID.findall(also.group(1))
-    return key, tuple(dict.fromkeys(see))
 
 
 def block_id_of(raw: bytes) -> str | None:

@@ -63,6 +63,7 @@ PARAM_KEYS: dict[str, frozenset[str]] = {
     "retire_policy": frozenset({"policy", "plan", "basis"}),
     "learning_tier": frozenset(
         {"entry", "action", "source", "target", "line", "tier_from", "tier_to", "reason"}
+        | {"block"}
     ),
 }
 """Each kind's params, as the JSON Schema lists them (a test keeps the two in step)."""

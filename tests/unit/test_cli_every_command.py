@@ -60,6 +60,15 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
     if name == "held-back undo":
         decide = ("held-back", "decide", "hb-smoke", "rightly-held-back")
         assert cli(*decide, "-C", str(root)).returncode == 0
+    vote = ""
+    if name in ("proposals approvals", "proposals withdraw"):
+        (root / ".spikuit" / "brainview.toml").write_text(
+            '[two_person]\nenabled = true\nrules = ["invalidate"]\n'
+        )
+        first = ("reflect", "invalidate", rid, "--reason", "planted", "--actor", "ada")
+        assert cli(*first, "-C", str(root)).returncode == 0
+        listed = cli("proposals", "approvals", "-C", str(root), "--json")
+        vote = json.loads(listed.stdout)["approvals"][0]["vote_id"]
     tree = root / ".learnings"
     if name.startswith("learnings"):
         write_tree(root, DEMO_NOW)
@@ -181,6 +190,14 @@ def _case(name: str, root: Path, info: Any) -> tuple[list[str], Any]:
             lambda d: d["recall_id"] is None and len(d["hits"]) == 10,
         ),
         "recover": (["recover"], lambda d: d == {"count": 0, "intents": []}),
+        "proposals approvals": (
+            ["proposals", "approvals"],
+            lambda d: d["enabled"] and [a["voted_by"] for a in d["approvals"]] == ["ada"],
+        ),
+        "proposals withdraw": (
+            ["proposals", "withdraw", vote, "--decider", "bob"],
+            lambda d: d["voted_by"] == "ada" and d["withdrawn_by"] == "bob",
+        ),
     }
     return cases[name]
 
@@ -197,7 +214,7 @@ SUBCOMMANDS = [
     "export proposals", "export decisions", "export reflections", "export communities",
     "recall", "recall --no-log", "learnings import", "learnings plan", "users list",
     "users token", "recover", "held-back report", "held-back list", "held-back decide",
-    "held-back undo",
+    "held-back undo", "proposals approvals", "proposals withdraw",
 ]  # fmt: skip
 
 

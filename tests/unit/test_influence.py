@@ -158,8 +158,8 @@ def test_held_back_signals_follow_the_verdicts(demo: Any) -> None:
         "(SELECT reflection_id FROM brainview_consult) AND id NOT IN (SELECT new_reflection_id "
         "FROM brainview_decision WHERE new_reflection_id IS NOT NULL) ORDER BY id LIMIT 1",
     )[0]
-    users = [u for (u,) in sql(agent_db(root).parent.parent / "circuit.db",
-                               "SELECT id FROM neuron WHERE retired_at IS NULL ORDER BY id LIMIT 3")]  # fmt: skip
+    live = "SELECT id FROM neuron WHERE retired_at IS NULL ORDER BY id LIMIT 3"
+    users = [u for (u,) in sql(agent_db(root).parent.parent / "circuit.db", live)]
 
     def kinds() -> set[str]:
         with Project.open(discover(root)) as project:

@@ -201,7 +201,7 @@ def test_the_walk_finds_every_kind_and_its_params() -> None:
     found = {
         (kind, path[1]) for kind, path, _n in CASES if path[:1] == ("params",) and len(path) > 1
     }
-    numbers = {"weight", "factor", "floor", "community", "basis", "line"}  # no string goes there
+    numbers = {"weight", "factor", "floor", "community", "basis", "line", "block"}  # no string
     wanted = {(k, key) for k in KINDS for key in PARAM_KEYS[k] if key not in numbers}
     assert wanted == found
     assert len(CASES) > 80

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from brainview.core.learnings_block_meta import block_marks
 from brainview.core.learnings_groups import Groups
-from brainview.core.learnings_parse import Entry, block_id_of, block_marks, compare_text
+from brainview.core.learnings_parse import Entry, block_id_of, compare_text
 from brainview.core.learnings_words import fix_words, words
 
 
