@@ -185,38 +185,12 @@ def _render_stats(data: dict) -> str:
 
 
 def init_agent(args: argparse.Namespace) -> int:
-    """Create ``.spikuit/agent/circuit.db`` with the Spikuit schema, empty.
+    """Create ``.spikuit/agent/circuit.db`` with the Spikuit schema, empty
+    (:func:`brainview.services.brains_init.init_agent` says what is refused)."""
+    from brainview.services.brains_init import init_agent as create
 
-    Every path is looked at first (``lstat``/``stat``): an agent brain that exists is a
-    conflict; a directory, special file or dangling/looping symbolic link where the
-    brain, its directory or its ``config.toml`` belongs is refused (exit 14) before
-    anything is written.  An existing ``config.toml`` is kept, never rewritten.
-    """
-    from brainview.demo.generator import write_config
-    from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
-    from brainview.store.brain import check_sqlite_file
-    from brainview.store.brain_create import create_empty
-    from brainview.store.path_kind import require_file_or_missing
-
-    paths = _paths(args)
-    check_sqlite_file(paths.user_db)
-    if paths.agent_db is None:
-        raise UsageError("no agent location: pass --agent PATH")
-    agent_dir = paths.agent_db.parent
-    if require_file_or_missing(paths.agent_db, "agent brain"):
-        raise ConflictError(f"agent brain already exists: {paths.agent_db}")
-    _require_dir_or_missing(agent_dir)
-    config = agent_dir / "config.toml"
-    keep_config = require_file_or_missing(config, "agent config")
-    agent_dir.mkdir(parents=True, exist_ok=True)
-    create_empty(paths.agent_db, SPIKUIT_07_DDL)
-    if not keep_config:
-        try:
-            write_config(agent_dir, "agent")
-        except BaseException:
-            paths.agent_db.unlink(missing_ok=True)  # all or nothing: we made it just now
-            raise
-    print(f"brainview: created empty agent brain {paths.agent_db}", file=sys.stderr)
+    made = create(_paths(args))
+    print(f"brainview: created empty agent brain {made}", file=sys.stderr)
     return 0
 
 
@@ -241,12 +215,3 @@ def recover(args: argparse.Namespace) -> int:
         why = f" ({one_line(str(r['note']), 200)})" if r["note"] else ""
         print(f"{r['action']} of {one_line(str(r['proposal']), 80)}: {r['state']}{why}")
     return 5 if any(r["state"] == "failed" for r in rows) else 0
-
-
-def _require_dir_or_missing(path: Path) -> None:
-    from brainview.errors import BadPathError
-    from brainview.store.path_kind import MISSING, kind
-
-    found = kind(path)
-    if found not in ("a directory", MISSING):
-        raise BadPathError(f"agent brain directory {path} is {found}; refusing to use it")

@@ -20,29 +20,6 @@ def _project_dir(args: argparse.Namespace, learnings: Path) -> Path:
     return Path(os.path.abspath(learnings)).parent
 
 
-def _init(project_dir: Path) -> None:
-    """Create what is missing: ``.spikuit/`` with an empty user brain, its agent brain."""
-    from brainview.demo.generator import write_config
-    from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
-    from brainview.store.brain_create import create_empty
-    from brainview.store.path_kind import require_file_or_missing
-
-    if not project_dir.is_dir():
-        raise NotFoundError(f"no such project directory: {project_dir}")
-    spikuit = project_dir / ".spikuit"
-    user_db, agent_db = spikuit / "circuit.db", spikuit / "agent" / "circuit.db"
-    if not require_file_or_missing(user_db, "user brain"):
-        if not require_file_or_missing(spikuit / "config.toml", "user config"):
-            write_config(spikuit, project_dir.name or "learnings")
-        create_empty(user_db, SPIKUIT_07_DDL)
-        note(f"created empty user brain {user_db}")
-    if not require_file_or_missing(agent_db, "agent brain"):
-        if not require_file_or_missing(agent_db.parent / "config.toml", "agent config"):
-            write_config(agent_db.parent, "agent")
-        create_empty(agent_db, SPIKUIT_07_DDL)
-        note(f"created empty agent brain {agent_db}")
-
-
 def import_(args: argparse.Namespace) -> int:
     """``brainview learnings import DIR [--into PROJECT] [--init] [--dry-run] [--json]``."""
     from brainview.services.learnings.importing import learnings_root, scan
@@ -60,7 +37,9 @@ def import_(args: argparse.Namespace) -> int:
         return 0
     project_dir = _project_dir(args, root)
     if args.init:
-        _init(project_dir)
+        from brainview.services.brains_init import init_missing
+
+        init_missing(project_dir, note)
     elif not (project_dir / ".spikuit").exists():
         raise NotFoundError(
             f"{project_dir} holds no .spikuit/ brain: pass --init to create empty brains "

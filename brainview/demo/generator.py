@@ -17,7 +17,7 @@ from pathlib import Path
 
 from brainview.core import fsrs_math
 from brainview.demo import content
-from brainview.demo.spikuit_schema import CONFIG_TOML, SPIKUIT_07_DDL
+from brainview.store.spikuit_schema import SPIKUIT_07_DDL, write_config
 
 DEMO_NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -222,15 +222,6 @@ def _flush_neurons(conn: sqlite3.Connection, batch: list[tuple[object, ...]]) ->
         batch,
     )
     batch.clear()
-
-
-def write_config(spikuit_dir: Path, name: str) -> None:
-    """``config.toml`` as ``spkt init`` writes it (no embedder)."""
-    from brainview.store.safe_files import atomic_write
-
-    spikuit_dir.mkdir(parents=True, exist_ok=True)
-    with atomic_write(spikuit_dir / "config.toml", "config", force_flag=None) as fh:
-        fh.write(CONFIG_TOML.format(name=name))
 
 
 def build_project(root: Path, spec: DemoSpec = DemoSpec()) -> DemoInfo:

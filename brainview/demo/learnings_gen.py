@@ -159,12 +159,12 @@ def write_tree(target: Path, now: datetime, seed: int = 42) -> LearningsDemo:
 def build_learnings_project(target: Path, now: datetime, seed: int = 42) -> LearningsDemo:
     """The tree, empty brains beside it, the import and the planned tier moves."""
     from brainview.demo.generator import write_config
-    from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
     from brainview.services.learnings.importing import import_tree
     from brainview.services.learnings.planning import plan_moves
     from brainview.services.project import Project
     from brainview.store.brain_create import create_empty
     from brainview.store.discovery import discover
+    from brainview.store.spikuit_schema import SPIKUIT_07_DDL
 
     demo = write_tree(target, now, seed)
     spikuit = target / ".spikuit"

@@ -20,7 +20,7 @@ from pathlib import Path
 from brainview.core import fsrs_math
 from brainview.demo import content
 from brainview.demo.generator import DemoInfo, DemoSpec, build_user_brain, make_id, write_config
-from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
+from brainview.store.spikuit_schema import SPIKUIT_07_DDL
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from brainview.config import Config
 from brainview.core.identity import Identity
 from brainview.store.discovery import BrainPaths
 from brainview.tui.clock import Clock, system_clock
+from brainview.tui.styles_dir import STYLES
 from brainview.tui.workers import ServiceRunner, WorkFailed, run_service
 
 if TYPE_CHECKING:
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
     from brainview.services.presence import Presence
     from brainview.services.review.detail import ProposalDetail
     from brainview.services.session import Session
-
-STYLES = Path(__file__).resolve().parent.parent / "styles"
-if not STYLES.is_dir():  # editable install / source checkout: styles/ at the top level
-    STYLES = Path(__file__).resolve().parents[2] / "styles"
 
 
 def _palette() -> type[Provider]:

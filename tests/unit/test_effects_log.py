@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from sqlalchemy import Connection, Engine, create_engine
 
 from brainview.core.text_rules import text_problem
-from brainview.demo.spikuit_schema import SPIKUIT_07_DDL
 from brainview.errors import ConflictError, UnknownSchemaError
 from brainview.store.bv_schema import ensure_schema
 from brainview.store.effects import (
@@ -25,6 +24,7 @@ from brainview.store.effects import (
     stored_effects,
 )
 from brainview.store.rows import PRIMARY_KEYS
+from brainview.store.spikuit_schema import SPIKUIT_07_DDL
 
 AT = "2026-11-30T09:00:00+00:00"
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+import brainview.services.lifecycle.blast as blast
 from brainview.core.outcomes import OUTCOME_KIND
 from brainview.errors import NotFoundError
 from brainview.services import lifecycle
@@ -34,7 +35,6 @@ from brainview.services.audit.grades import (
     merged,
     taken_back,
 )
-from brainview.services.lifecycle import blast
 from brainview.services.project import Project
 from brainview.store import history_reads
 from brainview.store.changelog import LoggedEvent, first_event, neuron_events

@@ -17,9 +17,9 @@ from datetime import datetime
 
 import numpy as np
 
+import brainview.services.communities.labels as labels
 from brainview.core import fsrs_math
 from brainview.services import lifecycle
-from brainview.services.communities import labels
 from brainview.services.communities.cache import (
     current_fingerprint,
     ensure_partition,

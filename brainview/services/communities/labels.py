@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import brainview.services.communities.cache as community_cache
 from brainview.core import community_label
 from brainview.core.clustering import LABEL_CHARS
 from brainview.core.community_label import shown_number
-from brainview.services.communities import cache as community_cache
 from brainview.services.project import Project
 from brainview.store import community_reads
 

@@ -57,12 +57,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import brainview.services.audit.agent_log as agent_log
+import brainview.services.lifecycle.tombstones as tombstones
 from brainview.core import fsrs_math
 from brainview.core.suspicion import MARK
 from brainview.errors import ConflictError, InvalidInputError, NotFoundError
 from brainview.services import text_guard
-from brainview.services.audit import agent_log
-from brainview.services.lifecycle import tombstones
 from brainview.services.lifecycle.states import (
     CHALLENGED,
     INVALIDATED,

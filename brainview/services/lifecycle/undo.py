@@ -10,10 +10,10 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+import brainview.services.audit.agent_log as agent_log
 from brainview.core import fsrs_math
 from brainview.errors import ConflictError, NotFoundError
 from brainview.services import text_guard
-from brainview.services.audit import agent_log
 from brainview.services.lifecycle.states import LIVE
 from brainview.services.project import Project
 from brainview.store import lifecycle_log

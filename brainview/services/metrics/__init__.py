@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
+import brainview.services.metrics.seed as seed
 from brainview.core import fsrs_math
-from brainview.services.metrics import seed
 from brainview.services.metrics.consolidation import (
     ConsolidationAcceptance,
     consolidation_acceptance,

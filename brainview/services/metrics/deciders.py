@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from brainview.services.metrics import seed
+import brainview.services.metrics.seed as seed
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, TabbedContent, TabPane
 
 from brainview.tui.access import brainview_app, pruning_threshold, session_of
-from brainview.tui.app import STYLES
 from brainview.tui.communities.clustering import NO_AGENT, ClusteringLine
 from brainview.tui.communities.clusters import ClusterList
 from brainview.tui.communities.fading import FadingPane
@@ -26,6 +25,7 @@ from brainview.tui.communities.members import MemberList
 from brainview.tui.footer import Footer
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
 from brainview.tui.role_gate import allowed
+from brainview.tui.styles_dir import STYLES
 from brainview.tui.widgets.curve_plots import DistributionPlot, ForecastPlot
 from brainview.tui.workers import WorkFailed, run_service
 

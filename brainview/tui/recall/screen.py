@@ -17,9 +17,9 @@ from textual.screen import Screen
 from textual.widgets import Header, Input
 
 from brainview.tui.access import brainview_app
-from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
 from brainview.tui.recall.box import RecallBox
+from brainview.tui.styles_dir import STYLES
 
 if TYPE_CHECKING:
     from brainview.services.recall.browse import ProposalDraft

@@ -22,13 +22,13 @@ from textual.widgets import Header, Static
 
 from brainview.core.safe_text import one_line
 from brainview.tui.access import pruning_threshold, session_of
-from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
 from brainview.tui.lifecycle import LIFECYCLE_BINDINGS, LifecycleActions, LifecycleWatch
 from brainview.tui.reflection.influence import InfluencePanel
 from brainview.tui.reflection.parts import FsrsCard, References, ReflectionText
 from brainview.tui.reflection.render import render_refs
 from brainview.tui.role_gate import allowed
+from brainview.tui.styles_dir import STYLES
 from brainview.tui.widgets.audit_view import AuditView
 from brainview.tui.widgets.curve_plots import ForecastPlot, StabilityPlot
 from brainview.tui.workers import WorkFailed, run_service

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import brainview.tui.triage.jobs as jobs
+import brainview.tui.triage.texts as texts
 from brainview.core.safe_text import one_line
 from brainview.tui.access import session_of
-from brainview.tui.triage import jobs, texts
 from brainview.tui.widgets.confirm import ConfirmScreen
 from brainview.tui.widgets.reason_prompt import ReasonPrompt
 from brainview.tui.workers import run_service

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import brainview.tui.triage.jobs as jobs
 from brainview.core.safe_text import one_line
 from brainview.tui.access import brainview_app
-from brainview.tui.triage import jobs
 from brainview.tui.workers import run_service
 
 if TYPE_CHECKING:

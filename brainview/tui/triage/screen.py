@@ -18,13 +18,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header
 
+import brainview.tui.triage.texts as texts
 from brainview.core.safe_text import one_line
 from brainview.core.vocabulary import LEGEND
 from brainview.tui.access import brainview_app
-from brainview.tui.app import STYLES
 from brainview.tui.footer import Footer
 from brainview.tui.role_gate import allowed
-from brainview.tui.triage import texts
+from brainview.tui.styles_dir import STYLES
 from brainview.tui.triage.actions import TriageActions
 from brainview.tui.triage.health_watch import HealthWatch
 from brainview.tui.triage.jobs import PAGE, QueuePage, Watch

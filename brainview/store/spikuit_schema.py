@@ -1,10 +1,13 @@
-"""The Spikuit 0.7 ``circuit.db`` schema (after its migrations), for demo brains.
+"""The Spikuit 0.7 ``circuit.db`` schema (after its migrations) and ``config.toml``, for
+the brains brainview creates: ``init-agent``, ``learnings import --init`` and demo brains.
 
 Real ``spkt`` re-runs its ``CREATE … IF NOT EXISTS`` and ``ALTER TABLE`` migrations
 on open; the latter fail harmlessly because these columns already exist.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 SPIKUIT_07_DDL = """
 CREATE TABLE IF NOT EXISTS neuron (
@@ -89,3 +92,12 @@ CREATE INDEX IF NOT EXISTS idx_synapse_retired_at ON synapse(retired_at);
 """
 
 CONFIG_TOML = '[brain]\nname = "{name}"\n'
+
+
+def write_config(spikuit_dir: Path, name: str) -> None:
+    """``config.toml`` as ``spkt init`` writes it (no embedder), created atomically."""
+    from brainview.store.safe_files import atomic_write
+
+    spikuit_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_write(spikuit_dir / "config.toml", "config", force_flag=None) as fh:
+        fh.write(CONFIG_TOML.format(name=name))
