@@ -58,16 +58,25 @@ def _batch(args: argparse.Namespace, verb: str) -> int:
         "unchanged": [{"reflection": r, "why": why} for r, why in result.unchanged],
         "flagged_proposals": list(result.flagged),
         "synapses": result.synapses,
+        "held_vote": result.held_vote,
     }
     if radius is not None:
         data["blast_radius"] = radius
     if args.json:
         emit_json(data)
         return 0
-    out = [
-        f"{result.verb}: {len(result.changed)} changed, {len(result.unchanged)} unchanged "
-        f"(batch {result.batch_id}; undo: brainview reflect undo {result.batch_id})"
-    ]
+    batch, vote = result.batch_id, result.held_vote
+    if vote is not None:
+        head = (
+            f"{result.verb}: held, nothing changed — your approval is recorded (vote {vote}); a "
+            f"second, different person applies it (withdraw: brainview proposals withdraw {vote})"
+        )
+    else:
+        head = (
+            f"{result.verb}: {len(result.changed)} changed, {len(result.unchanged)} unchanged "
+            f"(batch {batch}; undo: brainview reflect undo {batch})"
+        )
+    out = [head]
     out += [f"  {cell(r, 40)}: {a} → {b}" for r, a, b in result.changed]
     out += [f"  {cell(r, 40)}: {cell(why)}" for r, why in result.unchanged]
     if result.flagged:

@@ -53,6 +53,7 @@ MARKS: tuple[Mark, ...] = (
     Mark("⚑", "flagged", "queue"),
     Mark("☣", "suspect", "queue"),
     Mark("◷", "waiting", "queue"),
+    Mark("½", "one of two approvals", "queue"),
     Mark("◉", "viewing", "queue"),
     Mark("◆", "policy", "communities"),
     Mark("⛨", "kept", "communities"),

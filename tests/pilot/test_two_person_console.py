@@ -159,3 +159,53 @@ async def test_either_person_withdraws_and_the_overview_reports_agreement(  # ty
 
         lines = viewer.screen.query_one(TeamLine).lines
         assert any(line.startswith("agreement: 1 of 1 agreed") for line in lines), lines
+
+
+async def _invalidate(app: BrainviewApp, pilot: Any, rid: str, reason: str) -> None:
+    from brainview.tui.lifecycle import InvalidateScreen
+    from brainview.tui.reflection import ReflectionScreen
+
+    app.push_screen(ReflectionScreen(rid))
+    await settle(pilot)
+    await pilot.press("x")
+    await settle(pilot)
+    assert isinstance(app.screen, InvalidateScreen)
+    await pilot.press(*reason, "enter")
+    await settle(pilot)
+    await pilot.press("enter")  # the focused "Yes" button
+    await settle(pilot)
+
+
+def _retired(root: Path, rid: str) -> bool:
+    (row,) = _sql(root, "SELECT retired_at FROM neuron WHERE id = ?", rid)
+    return row[0] is not None
+
+
+async def test_a_held_invalidation_says_so_and_a_second_person_applies_it(demo) -> None:  # type: ignore[no-untyped-def]
+    """Invalidating needs two people (a default rule): the first console records a vote,
+    says so (not "0 reflection(s) · U undoes"), and has nothing to undo; the second
+    person's invalidation applies it, and that one undoes exactly."""
+    root, info = demo
+    (root / ".spikuit" / "brainview.toml").write_text(
+        '[two_person]\nenabled = true\nrules = ["invalidate"]\n'
+    )
+    rid = info.reflection_ids[4]
+    ada, bob = _app(root, "ada", start="overview"), _app(root, "bob", start="overview")
+    async with ada.run_test(size=(120, 40)) as pa, bob.run_test(size=(120, 40)) as pb:
+        await settle(pa)
+        await settle(pb)
+        await _invalidate(ada, pa, rid, "planted")
+        said = _said(ada)
+        assert any("½ your approval to invalidate 1 reflection(s) is recorded" in s for s in said)
+        assert not any("U undoes" in s for s in said), said
+        assert not _retired(root, rid)
+        await pa.press("U")  # nothing of ada's to undo: the vote is withdrawn, not undone
+        await settle(pa)
+        assert any("No lifecycle action to undo" in s for s in _said(ada))
+        assert [e for (e,) in _sql(root, "SELECT event FROM brainview_approval")] == ["vote"]
+        await _invalidate(bob, pb, rid, "planted, agreed")
+        assert _retired(root, rid)
+        assert any("U undoes" in s for s in _said(bob))
+        await pb.press("U")
+        await settle(pb)
+        assert not _retired(root, rid)

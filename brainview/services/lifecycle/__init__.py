@@ -107,6 +107,10 @@ class BatchResult:
     """Pending proposals flagged stale-by-suspicion."""
     synapses: int = 0
     """Synapse rows retired (invalidate) or restored (reinstate)."""
+    held_vote: str | None = None
+    """The two-person rule held the batch: nothing changed, this vote (``apv-…``) waits
+    for a second, different person (``batch_id`` is then that vote's id, not a batch:
+    there is nothing to undo; the vote is withdrawn instead)."""
 
 
 def _check(verb: str, ids: Sequence[str], reason: str | None, actor: str) -> tuple[list[str], str]:

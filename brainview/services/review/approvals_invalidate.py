@@ -107,4 +107,5 @@ def _hold(
             },
         )  # fmt: skip
     why = f"held: {actor} approved; a second, different person must invalidate them ({subject})"
-    return lifecycle.BatchResult(vote_id, "invalidate", at, [], [(r, why) for r in ids])
+    unchanged = [(r, why) for r in ids]
+    return lifecycle.BatchResult(vote_id, "invalidate", at, [], unchanged, held_vote=vote_id)

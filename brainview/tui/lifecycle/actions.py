@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widget import Widget
 
+from brainview.core.vocabulary import GLYPH
 from brainview.services.lifecycle import MARK, TARGET, BatchResult, UndoBatchResult
 from brainview.tui.workers import run_service
 
@@ -114,13 +115,21 @@ class LifecycleActions(Widget):
         if isinstance(result, UndoBatchResult):
             self.batches = tuple(b for b in self.batches if b != result.batch_id)
             text = f"↶ undone {result.action} of {len(result.reflections)} reflection(s)"
+        elif result.held_vote is not None:  # two-person rule: a vote, not a batch
+            text = (
+                f"{GLYPH['one of two approvals']} your approval to {result.verb} "
+                f"{len(result.unchanged)} reflection(s) is recorded, nothing changed — a "
+                "second, different person applies it (proposals withdraw "
+                f"{result.held_vote} takes it back)"
+            )
         else:
             self.batches = (*self.batches, result.batch_id)
             text = f"{MARK[TARGET[result.verb]]} {len(result.changed)} reflection(s)"
             if result.flagged:
                 text += f" · {len(result.flagged)} proposal(s) flagged"
             text += " · U undoes"
-        self.notify(text, timeout=3, markup=False)
+        held = result.held_vote is not None if isinstance(result, BatchResult) else False
+        self.notify(text, timeout=8 if held else 3, markup=False)
         self.post_message(self.Applied(self, result))
 
 

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from brainview.core.safe_text import one_line
+from brainview.core.vocabulary import GLYPH
 
 if TYPE_CHECKING:
     from brainview.services.review import DecisionResult
     from brainview.services.session import Session
 
-HALF = "½"
+HALF = GLYPH["one of two approvals"]
 """One of the two people a change needs has voted."""
 PAST = {"accept": "accepted", "reject": "rejected", "invalidate": "approved"}
 
@@ -27,13 +28,13 @@ def approval_mark(approval: tuple[str, str]) -> Text:
 
 
 def detail_line(approval: tuple[str, str] | None) -> Text | None:
-    """The detail's line: ``½ accepted by ada — your accept applies it; w withdraws``."""
+    """The detail's line: ``½ accepted by ada — … either of you may withdraw (W)``."""
     if approval is None:
         return None
     who, verdict = approval
     return Text(
         f"{HALF} {PAST.get(verdict, 'voted')} by {one_line(who, 40)} — waits for a second, "
-        "different person: their accept applies it; either of you may withdraw (w)",
+        "different person: their accept applies it; either of you may withdraw (W)",
         style="bold yellow",
     )
 
