@@ -71,3 +71,21 @@ def test_help_and_legend_come_from_the_table() -> None:
     for m in MARKS:
         assert f"{m.glyph} {m.word}" in guide and f"{m.glyph} {m.word}" in LEGEND
     assert all(line in guide for line in legend_lines())
+
+
+def test_the_docs_name_each_mark_as_the_console_draws_it() -> None:
+    """``⚠ stale`` or ``⊘ invalidated`` in a doc page is the drift the table ended: a
+    symbol written right before a meaning of the table must be that meaning's glyph."""
+    import re
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    words = sorted(GLYPH, key=len, reverse=True)
+    pattern = re.compile(r"(\S) (" + "|".join(re.escape(w) for w in words) + r")\b")
+    wrong = sorted(
+        f"{page.name}: {m.group(0)!r} (the table: {GLYPH[m.group(2)]})"
+        for page in docs.glob("*.md")
+        for m in pattern.finditer(page.read_text(encoding="utf-8"))
+        if _symbols(m.group(1)) and m.group(1) != GLYPH[m.group(2)]
+        and m.group(1) not in NOT_MARKS
+    )  # fmt: skip
+    assert wrong == []

@@ -192,7 +192,7 @@ def fading(
 
 def titles(project: Project, conn: Connection, ids: list[str]) -> dict[str, str]:
     """First lines of some reflections, each ``[user:…]`` replaced by the user neuron's
-    title: ``⟦title⟧``, ``⟦title ⊘ retired⟧`` or ``⟦id ✗ dangling⟧`` (plain text).
+    title: ``⟦title⟧``, ``⟦title ⊘ retired⟧`` or ``⟦id ↛ dangling⟧`` (plain text).
 
     Content is cut in SQL, so huge texts stay cheap.
     """

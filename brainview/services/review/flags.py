@@ -4,7 +4,7 @@ A proposal is **flagged** when it carries suspicion flags (set at intake or from
 invalidation's blast radius, :mod:`brainview.services.lifecycle.blast`) or when a reflection it
 *consulted* is no longer live — challenged, invalidated, retired or gone — whoever
 changed it (this console, ``brainview reflect``, another process).  The queue shows
-``⚠`` for it and the console asks before accepting it.
+``⚑`` for it and the console asks before accepting it.
 
 :func:`lifecycle_mark` is the cheap fingerprint the console polls to notice lifecycle
 changes made by any process; :func:`states_now` re-reads the states a screen shows
