@@ -124,4 +124,7 @@ def vector_note(plan: Plan) -> str | None:
             f" ({', '.join(stale)} changed text: until `spkt embed-all` re-embeds it, "
             "semantic search does not find it)"
         )
-    return text + "; the sqlite-vec rows themselves stay, unreachable, until Spikuit rewrites them"
+    return text + (
+        "; the sqlite-vec rows themselves stay (Spikuit never reuses them: a nearest-neighbour "
+        "search still counts them among its k, then drops them)"
+    )
