@@ -128,3 +128,20 @@ def test_the_palette_finds_a_lesson_by_a_title_shown_on_screen(demo, project) ->
     assert hits, title
     assert all("[user:" not in shown for _rid, shown in hits)
     assert any(f"⟦{title}" in shown for _rid, shown in hits)
+
+
+def test_the_recall_box_names_the_proposal_by_titles(demo, project) -> None:  # type: ignore[no-untyped-def]
+    """The recall box's header ("for proposal … — link n-e5559… -relates_to→ n-e60b…")
+    reads the draft's neurons by title, as the queue row does."""
+    from brainview.services.recall.browse import draft_of
+
+    root, _ = demo
+    named = 0
+    for pid in _pending(root):
+        d = detail_service.load(project, pid, DEMO_NOW)
+        if not d.neurons or not USER_ID.search(d.summary):
+            continue
+        shown = draft_of(d).summary
+        named += 1
+        assert "⟦" in shown and not any(n in shown for n in d.neurons), (pid, shown)
+    assert named > 10

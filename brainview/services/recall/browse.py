@@ -53,8 +53,15 @@ class ProposalDraft:
 
 
 def draft_of(detail: ProposalDetail) -> ProposalDraft:
-    """The recall draft of a proposal shown in triage."""
-    return ProposalDraft(detail.id, detail.kind, detail.params, detail.rationale, detail.summary)
+    """The recall draft of a proposal shown in triage; its summary names the user neurons
+    it touches by title (``⟦title⟧``), as the queue row does."""
+    summary = detail.summary
+    titles = {nid: first_line(n.content, 32) for nid, n in detail.neurons.items()}
+    titles |= {k: v for k, v in detail.far_titles.items() if k not in titles}
+    for nid in sorted(titles, key=len, reverse=True):
+        if titles[nid]:
+            summary = summary.replace(nid, f"⟦{titles[nid]}⟧")
+    return ProposalDraft(detail.id, detail.kind, detail.params, detail.rationale, summary)
 
 
 @dataclass(frozen=True)
