@@ -31,3 +31,24 @@ def test_the_words_quote_the_targets_table() -> None:
     assert repeated is not None and f"(down {repeated.group(1)} %)" in words
     mac = re.search(r"down (\d+) %", targets["MAC"])
     assert mac is not None and f"(-{mac.group(1)} %)" in words
+
+
+def test_the_committed_report_is_what_its_results_give(tmp_path: Path) -> None:
+    """docs/efficacy.md's generated part (tables, In words, figures' text) is exactly what
+    `--from-results docs/efficacy/results.json` writes: prose and tables cannot drift
+    from the run they quote."""
+    import shutil
+    import subprocess
+    import sys
+
+    doc = RESULTS.parents[1] / "efficacy.md"
+    copy = tmp_path / "efficacy.md"
+    shutil.copy(doc, copy)
+    (tmp_path / "efficacy").mkdir()  # the figures beside it, as docs/efficacy/
+    done = subprocess.run(
+        [sys.executable, "-m", "brainview", "simulate", "--from-results", "docs/efficacy/results.json",
+         "--svg-dir", str(tmp_path / "efficacy"), "--report", str(copy)],
+        capture_output=True, text=True, cwd=RESULTS.parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert copy.read_text(encoding="utf-8") == doc.read_text(encoding="utf-8")
