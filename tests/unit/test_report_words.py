@@ -47,7 +47,8 @@ def test_the_committed_report_is_what_its_results_give(tmp_path: Path) -> None:
     (tmp_path / "efficacy").mkdir()  # the figures beside it, as docs/efficacy/
     done = subprocess.run(
         [sys.executable, "-m", "brainview", "simulate",
-         "--from-results", "docs/efficacy/results.json", "--svg-dir", str(tmp_path / "efficacy"), "--report", str(copy)],
+         "--from-results", "docs/efficacy/results.json",
+         "--svg-dir", str(tmp_path / "efficacy"), "--report", str(copy)],
         capture_output=True, text=True, cwd=RESULTS.parents[2],
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
