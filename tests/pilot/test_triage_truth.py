@@ -287,3 +287,42 @@ async def test_real_spikuit_retiring_a_reflection_shows_within_the_poll(demo) ->
         own = after[after.index(rid) :]
         assert "not graded" in own, own[:300]
         assert "⚑ leans on" in _pane(app, "#proposal")
+
+
+async def test_a_bulk_flagged_accept_names_every_proposals_lessons(demo) -> None:  # type: ignore[no-untyped-def]
+    """Marked proposals whose details were never opened still name the lessons they lean
+    on by title in the dialog (read for it), never by id (issue 32)."""
+    root, info = demo
+    pending = {
+        p for (p,) in _rows(root, "SELECT id FROM brainview_proposal WHERE status = 'pending'")
+    } - set(info.stale_proposal_ids)
+    consult = _rows(
+        root, "SELECT proposal_id, reflection_id FROM brainview_consult WHERE role = 'consulted'"
+    )
+    by_lesson: dict[str, list[str]] = {}
+    for pid, rid in consult:
+        if pid in pending:
+            by_lesson.setdefault(rid, []).append(pid)
+    rid, pids = next((r, ps) for r, ps in sorted(by_lesson.items()) if len(set(ps)) >= 2)
+    a, b = sorted(set(pids))[:2]
+    from brainview.services import lifecycle
+
+    with Project.open(discover(root), write_agent=True) as project:
+        lifecycle.invalidate(project, [rid], reason="poisoned", actor="someone", now=DEMO_NOW)
+    app = _app(root)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await _go_to(pilot, a)
+        await pilot.press("space")
+        await _go_to(pilot, b)
+        await pilot.press("space")
+        await settle(pilot)
+        app.screen.details.clear()  # as if neither detail had been read
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = " ".join(app.screen._lines)
+        assert asked.count("is invalidated") >= 2 and rid not in asked, asked
+        await pilot.press("escape")
+        await settle(pilot)
+    assert _rows(root, "SELECT COUNT(*) FROM brainview_decision") == [(0,)]

@@ -136,8 +136,24 @@ class TriageActions:
         flagged: list[Flagged],
         policy_text: str | None = None,
     ) -> None:
-        """Ask before accepting flagged proposals; escape writes nothing."""
-        lines = texts.flagged_lines(self.screen, flagged)
+        """Ask before accepting flagged proposals (the lessons they lean on read by
+        title first); escape writes nothing."""
+        leans = sorted({rid for r in self.screen.rows if r.id in targets for rid, _s in r.leans})
+
+        def named(titles: dict[str, str]) -> None:
+            self._ask(targets, seconds, flagged, policy_text, titles)
+
+        run_service(self.screen, jobs.lesson_titles(leans), group="titles", done=named)
+
+    def _ask(
+        self,
+        targets: list[str],
+        seconds: float,
+        flagged: list[Flagged],
+        policy_text: str | None,
+        titles: dict[str, str],
+    ) -> None:
+        lines = texts.flagged_lines(self.screen, flagged, titles)
         title = f"Accept {len(targets)} proposal(s)? {len(flagged)} flagged:"
         if len(targets) == 1:
             title = "Accept a flagged proposal?"

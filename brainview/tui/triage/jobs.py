@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -271,5 +271,17 @@ def ref_titles(text: str) -> Callable[[Session], dict[str, str]]:
 
         with session.project() as project:
             return user_titles(project, text)
+
+    return job
+
+
+def lesson_titles(ids: Sequence[str]) -> Callable[[Session], dict[str, str]]:
+    """``id → title`` of the lessons ``ids`` (the flagged-accept dialog's names)."""
+
+    def job(session: Session) -> dict[str, str]:
+        from brainview.services.readout.named import lesson_titles as titles
+
+        with session.project() as project:
+            return titles(project, ids)
 
     return job

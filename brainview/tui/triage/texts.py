@@ -94,18 +94,21 @@ def proposal_json(d: ProposalDetail) -> str:
     return json.dumps(payload, ensure_ascii=True, sort_keys=True)
 
 
-def flagged_lines(screen: TriageScreen, flagged: list[Flagged]) -> list[str]:
+def flagged_lines(
+    screen: TriageScreen, flagged: list[Flagged], titles: dict[str, str] | None = None
+) -> list[str]:
     """The flagged-accept dialog's lines, titles where a person reads: the proposal by
     its summary (user neurons named), the lessons it leans on by their first line (from
-    the open detail; an id only where no title is at hand)."""
+    ``titles``, read for the dialog, and the details already read; an id only where no
+    title is at hand)."""
     from brainview.core.safe_text import first_line
     from brainview.tui.triage.render_proposal import titled
 
     summaries = {r.id: r.title_summary or r.summary for r in screen.rows}
-    lessons: dict[str, str] = {}
-    d = screen.detail
-    if d is not None:
-        for v in (*d.consulted, *d.retrieved):
+    lessons: dict[str, str] = dict(titles or {})
+    shown = [screen.detail, *(screen.details.get(f.proposal_id) for f in flagged)]
+    for d in shown:  # every flagged proposal whose detail was read, not only the open one
+        for v in (*d.consulted, *d.retrieved) if d is not None else ():
             lessons[v.id] = first_line(v.display or v.content, 40) or v.id
     return [
         f"{first_line(summaries.get(f.proposal_id, f.proposal_id), 60)}: {titled(why, lessons)}"
