@@ -121,7 +121,7 @@ def community_rows(
                 strong=int(data.strong[idx].sum()),
                 miss=int(data.miss[idx].sum()),
                 policies=data.policies.get(n, []),
-                label=labels.get(n, "isolated reflections" if n == SINGLETONS else ""),
+                label=labels.get(n, "unclustered reflections" if n == SINGLETONS else ""),
                 spikuit=_spikuit(data.spikuit[idx]),
             )
         )

@@ -174,12 +174,12 @@ def fading_cells(row: FadingRow) -> tuple[Text, ...]:
 def clusters_title(
     data: CommunityData, rows: list[CommunityRow], total: int, sort_name: str
 ) -> Text:
-    """``12 communities (+5 isolated) of 155 reflections · by size · modularity …``: the
+    """``12 communities (+5 unclustered) of 155 reflections · by size · modularity …``: the
     count is of numbered communities, so the last number shown is the count."""
     isolated = next((r.size for r in rows if r.number == SINGLETONS), 0)
     groups = total - (1 if isolated else 0)
     first = f"first {len(rows)} of " if len(rows) < total else ""
-    alone = f" (+{isolated:,} isolated)" if isolated else ""
+    alone = f" (+{isolated:,} unclustered)" if isolated else ""
     state = "" if data.fresh else f" · {mark('stale')}: graph changed since"
     return Text(
         f"{first}{groups:,} communities{alone} of {len(data.ids):,} reflections · "
@@ -189,7 +189,7 @@ def clusters_title(
 
 def members_title(number: int, row: CommunityRow | None, count: int, total: int) -> Text:
     """Which community, its label, how many members (and which are shown), its policies."""
-    name = "isolated reflections" if number < 0 else f"#{shown(number)}"
+    name = "unclustered reflections" if number < 0 else f"#{shown(number)}"
     label = f" · {one_line(row.label, 40)}" if row and number >= 0 else ""
     more = f" (weakest {count})" if count < total else ""
     policy = ""
