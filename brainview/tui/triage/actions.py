@@ -9,12 +9,11 @@ the queue at once and runs the service call through the app's session.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+import brainview.tui.triage.applies as applies
 import brainview.tui.triage.jobs as jobs
 import brainview.tui.triage.texts as texts
-from brainview.core.safe_text import one_line
 from brainview.tui.access import session_of
 from brainview.tui.widgets.confirm import ConfirmScreen
 from brainview.tui.widgets.reason_prompt import ReasonPrompt
@@ -22,10 +21,8 @@ from brainview.tui.workers import run_service
 
 if TYPE_CHECKING:
     from brainview.services.review.flags import Flagged
-    from brainview.services.session import Session, Verdict
+    from brainview.services.session import Verdict
     from brainview.tui.triage.screen import TriageScreen
-
-ROW_VERBS = ("accept", "reject", "dismiss_proposal", "skip", "mark", "range_mark")
 
 
 class TriageActions:
@@ -52,51 +49,11 @@ class TriageActions:
 
     def allowed(self, action: str) -> bool:
         """Whether ``action`` applies now (``False`` hides it from the footer)."""
-        s = self.screen
-        if action in ROW_VERBS:
-            if not s.rows:
-                return False
-            if action == "accept" and not s.marked and self._current_stale():
-                return False
-        if action == "undo":
-            return bool(s.session_units or s.last_decision)
-        if action == "recall":
-            return s.detail is not None and s.detail.id == s.current_id
-        if action == "edit_policy":
-            d = s.detail
-            return (
-                d is not None
-                and d.id == s.current_id
-                and d.kind == "summarize_community"
-                and d.status == "pending"
-                and not d.stale
-                and not s.marked
-            )
-        return True
-
-    def _current_stale(self) -> bool:
-        s = self.screen
-        row = s.queue.row(s.current_id)
-        d = s.detail
-        return bool((row and row.stale) or (d is not None and d.id == s.current_id and d.stale))
+        return applies.allowed(self.screen, action)
 
     def refusal(self, what: str) -> str:
         """Why a verb hidden from the footer does nothing here."""
-        from brainview.tui.role_gate import refusal
-
-        s = self.screen
-        role = refusal(s, what)
-        if role is not None:
-            return role
-        if what == "undo":
-            return texts.UNDO_REFUSAL
-        if not s.rows:
-            return texts.EMPTY_REFUSAL
-        if what == "accept":
-            row = s.queue.row(s.current_id)
-            d = s.detail
-            return texts.stale_refusal((row.stale if row else None) or (d.stale if d else None))
-        return texts.edit_refusal(s.detail, s.current_id, bool(s.marked))
+        return applies.refusal(self.screen, what)
 
     # -- deciding ------------------------------------------------------------------
 
@@ -305,63 +262,8 @@ class TriageActions:
 
         run_service(s, jobs.undo(decision_id), group="decide", done=done, exclusive=False)
 
-    # -- export --------------------------------------------------------------------
-
     def export(self) -> None:
-        """Ask for a path, then write the loaded rows (as filtered and sorted).  In a
-        console ``brainview serve`` runs for a signed-in person, only a file name: it
-        is written in the project's ``exports/`` (:mod:`brainview.services.team.exports`)."""
-        s = self.screen
-        served = session_of(s).signed_in
+        """Export the queue view (:func:`brainview.tui.triage.export_view.export`)."""
+        from brainview.tui.triage.export_view import export
 
-        def done(path: str | None) -> None:
-            if path and served:
-                self._export_served(path)
-            elif path:
-                self._export(Path(path).expanduser().resolve())
-
-        hint = "file name ending .csv or .json (saved in exports/)" if served else None
-        prompt = ReasonPrompt(
-            "Export the queue view",
-            required=True,
-            placeholder=hint or "path ending .csv or .json",
-        )
-        s.app.push_screen(prompt, done)
-
-    def _export_served(self, name: str) -> None:
-        s = self.screen
-        rows = self._rows()
-
-        def job(session: Session) -> str:
-            return session.export_served(rows, name)
-
-        def done(shown: str) -> None:
-            s.notify(f"exported {len(rows)} row(s) to {one_line(shown, 200)}", markup=False)
-
-        run_service(s, job, group="export", done=done)
-
-    def _rows(self) -> list[dict[str, object]]:
-        return [
-            {
-                "id": r.id,
-                "kind": r.kind,
-                "skill": r.skill,
-                "summary": r.title_summary or r.summary,  # titles, as on screen
-                "created_at": r.created_at,
-                "consulted": r.n_consulted,
-                "stale": r.stale or "",
-            }
-            for r in self.screen.rows
-        ]
-
-    def _export(self, path: Path) -> None:
-        s = self.screen
-        rows = self._rows()
-
-        def job(session: Session) -> int:
-            return session.export_rows(rows, path)
-
-        def done(n: int) -> None:
-            s.notify(f"exported {n} row(s) to {one_line(str(path), 400)}", markup=False)
-
-        run_service(s, job, group="export", done=done)
+        export(self.screen)
