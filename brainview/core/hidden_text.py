@@ -1,7 +1,9 @@
 """Hidden text in a lesson: characters a reader does not see but a model reads.
 
 Zero-width characters, Unicode tag characters (U+E0000 block, which can spell a whole
-invisible instruction) and bidi controls (which reorder what is shown).  New writes
+invisible instruction), bidi controls (which reorder what is shown) and control
+characters (ESC, CSI and the other C0/C1 codes but tab and line breaks: a terminal that
+shows the text raw obeys them — colours, cursor moves, OSC 52 clipboard writes).  New writes
 refuse bidi controls already (:mod:`brainview.core.text_rules`), but lessons written by
 Spikuit or older tools may hold them, and zero-width and tag characters are allowed in
 free text.  Legitimate uses are spared: a zero-width joiner inside an emoji sequence
@@ -19,6 +21,7 @@ BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _ZW = re.compile(f"[{ZERO_WIDTH}]")
 _TAG = re.compile("[\U000e0000-\U000e007f]")
 _BIDI = re.compile(f"[{BIDI}]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 _BLACK_FLAG = "\U0001f3f4"
 
@@ -41,7 +44,8 @@ def _zero_width(text: str) -> int:
 
 
 def counts(text: str | None) -> dict[str, int]:
-    """``{"zero-width": n, "tag": n, "bidi": n}`` for the characters found (none: ``{}``)."""
+    """``{"zero-width": n, "tag": n, "bidi": n, "control": n}`` for the characters found
+    (none: ``{}``)."""
     if not text:
         return {}
     spared = _FLAG.sub(_BLACK_FLAG, text) if _BLACK_FLAG in text else text
@@ -49,6 +53,7 @@ def counts(text: str | None) -> dict[str, int]:
         "zero-width": _zero_width(spared),
         "tag": len(_TAG.findall(spared)),
         "bidi": len(_BIDI.findall(spared)),
+        "control": len(_CONTROL.findall(spared)),
     }
     return {k: v for k, v in found.items() if v}
 
@@ -58,7 +63,12 @@ def hidden_reason(text: str | None) -> str | None:
     found = counts(text)
     if not found:
         return None
-    names = {"zero-width": "zero-width", "tag": "tag (U+E0000 block)", "bidi": "bidi control"}
+    names = {
+        "zero-width": "zero-width",
+        "tag": "tag (U+E0000 block)",
+        "bidi": "bidi control",
+        "control": "control (ESC, CSI, …)",
+    }
     parts = [f"{n} {names[k]} character{'s' if n > 1 else ''}" for k, n in found.items()]
     tag = _TAG.findall(text or "")
     spelled = "".join(chr(ord(c) - 0xE0000) for c in tag if 0x20 <= ord(c) - 0xE0000 < 0x7F)

@@ -64,6 +64,20 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        "blanket",
+        "a blanket rule to approve or trust",
+        re.compile(
+            r"\b(?:always|unconditionally)\s+(?:accept|approve|merge|trust|allow|support)\b"
+            r"|\bnever\s+(?:reject|question|review|refuse|check)\b",
+            _I,
+        ),
+    ),
+    (
+        "markup",
+        "console markup that acts when rendered",
+        re.compile(r"\[@click=|\[link=|\x1b\]52;|\]8;;", _I),
+    ),
+    (
         "injection",
         "reads like an injected instruction",
         re.compile(
@@ -120,7 +134,8 @@ _ANY = re.compile(
     r"force|-f\b|rm\s|reset|clean|skip|verify|test|gpg|disable|turn\s+off|switch\s+off|bypass"
     r"|silence|insecure|sandbox|permission|eslint|chmod|curl|wget|iwr|irm|invoke|iex|ignore"
     r"|disregard|forget|override|you\s+are\s+now|system\s+prompt|do\s+not\s+(?:tell|inform|alert)"
-    r"|key|token|secret|pass|cred|private|\.ssh|\.aws|\.env|sk-|gh[pousr]_|akia|xox|aiza|https?://",
+    r"|key|token|secret|pass|cred|private|\.ssh|\.aws|\.env|sk-|gh[pousr]_|akia|xox|aiza|https?://"
+    r"|always|unconditionally|never|@click|link=|\]52;|\]8;;",
     _I,
 )
 """Words every rule needs one of: most lessons are passed over after this one search."""
