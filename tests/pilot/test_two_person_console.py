@@ -199,10 +199,21 @@ async def test_a_held_invalidation_says_so_and_a_second_person_applies_it(demo) 
         assert any("½ your approval to invalidate 1 reflection(s) is recorded" in s for s in said)
         assert not any("U undoes" in s for s in said), said
         assert not _retired(root, rid)
+        from brainview.tui.widgets.audit_view import AuditView
+
+        shown = ada.screen.query_one(AuditView).waiting
+        assert shown and shown[0].startswith("½ approved by ada — needs a second person")
         await pa.press("U")  # nothing of ada's to undo: the vote is withdrawn, not undone
         await settle(pa)
         assert any("No lifecycle action to undo" in s for s in _said(ada))
         assert [e for (e,) in _sql(root, "SELECT event FROM brainview_approval")] == ["vote"]
+        from brainview.tui.reflection import ReflectionScreen
+
+        bob.push_screen(ReflectionScreen(rid))  # the other person sees the vote waiting
+        await settle(pb)
+        assert bob.screen.query_one(AuditView).waiting[0].startswith("½ approved by ada")
+        bob.pop_screen()
+        await settle(pb)
         await _invalidate(bob, pb, rid, "planted, agreed")
         assert _retired(root, rid)
         assert any("U undoes" in s for s in _said(bob))

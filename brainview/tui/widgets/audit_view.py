@@ -166,9 +166,14 @@ def _influenced(t: AuditTrail) -> list[Text]:
 
 
 def render_trail(
-    t: AuditTrail, *, show_content: bool = False, titles: dict[str, str] | None = None
+    t: AuditTrail,
+    *,
+    show_content: bool = False,
+    titles: dict[str, str] | None = None,
+    waiting: list[str] | None = None,
 ) -> RenderableType:
-    """The whole trail as inert text (``titles``: the other lessons it names, by id)."""
+    """The whole trail as inert text (``titles``: the other lessons it names, by id;
+    ``waiting``: the lines of votes on it waiting for a second person)."""
     titles = titles or {}
     head = Text.assemble(
         (one_line(t.reflection_id, 40), "bold"),
@@ -178,6 +183,7 @@ def render_trail(
     parts: list[RenderableType] = [head]
     status = state_line(t.status.state, t.status.reason, t.status.actor)
     parts.append(status if status.plain else Text("● live", style="bold"))
+    parts += [Text(one_line(w, 300), style="bold yellow") for w in waiting or ()]
     if show_content:
         parts.append(safe_text(t.content, limit=1_500))
     parts += [Text("\norigin", style="bold underline"), _origin(t)]
@@ -219,6 +225,8 @@ class AuditView(Static):
         (:func:`brainview.services.review.flags.lifecycle_mark`)."""
         titles: dict[str, str] = field(default_factory=dict)
         """The other lessons the trail names (links, merges), id → title."""
+        waiting: list[str] = field(default_factory=list)
+        """Votes on it waiting for a second person (the two-person rule), one line each."""
 
     @dataclass
     class Failed(Message):
@@ -232,6 +240,8 @@ class AuditView(Static):
         self.show_content = show_content
         self.titles: dict[str, str] = {}
         """The other lessons the loaded trail names, id → title."""
+        self.waiting: list[str] = []
+        """Votes on the reflection waiting for a second person, one line each."""
 
     def watch_reflection_id(self, rid: str | None) -> None:
         self.trail, self.error = None, ""
@@ -244,18 +254,25 @@ class AuditView(Static):
             self._load(self.reflection_id)
 
     def _load(self, rid: str) -> None:
-        def read(session: Session) -> tuple[AuditTrail, int, dict[str, str]]:
+        def read(session: Session) -> tuple[AuditTrail, int, dict[str, str], list[str]]:
             from brainview.services.audit import trail
             from brainview.services.readout.named import lesson_titles
+            from brainview.services.review.approvals import open_approvals
             from brainview.services.review.flags import lifecycle_mark
 
             with session.project() as project:
                 mark = lifecycle_mark(project)
                 t = trail(project, rid, undone_limit=MAX_ROWS)
                 ends = [e for w in t.weight_changes for e in (w.pre, w.post)]
-                return t, mark, lesson_titles(project, [*ends, *(m.other for m in t.merges)])
+                named = lesson_titles(project, [*ends, *(m.other for m in t.merges)])
+                waiting = [
+                    f"{a.line} — withdraw: brainview proposals withdraw {a.vote_id}"
+                    for a in open_approvals(project)
+                    if rid in a.reflections
+                ]
+                return t, mark, named, waiting
 
-        def done(result: tuple[AuditTrail, int, dict[str, str]]) -> None:
+        def done(result: tuple[AuditTrail, int, dict[str, str], list[str]]) -> None:
             self.post_message(self.Loaded(*result))
 
         run_service(self, read, group="audit-view", done=done, ids=(rid,))
@@ -270,6 +287,7 @@ class AuditView(Static):
     def _loaded(self, message: Loaded) -> None:
         if message.trail.reflection_id == self.reflection_id:
             self.titles = message.titles
+            self.waiting = message.waiting
             self.trail = message.trail
 
     @on(Failed)
@@ -284,4 +302,6 @@ class AuditView(Static):
             return Text(
                 "reading the audit trail…" if self.reflection_id else "", style="dim italic"
             )
-        return render_trail(self.trail, show_content=self.show_content, titles=self.titles)
+        return render_trail(
+            self.trail, show_content=self.show_content, titles=self.titles, waiting=self.waiting
+        )
