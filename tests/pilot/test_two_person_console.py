@@ -130,7 +130,18 @@ async def test_either_person_withdraws_and_the_overview_reports_agreement(  # ty
         bob.call_later(bob.screen.poll)
         await settle(pb)
         await _on(bob, pb, pid)
-        await pb.press("W")  # bob withdraws ada's approval
+        await pb.press("W")  # bob withdraws ada's approval: asked first, escape keeps it
+        await settle(pb)
+        from brainview.tui.widgets.confirm import ConfirmScreen
+
+        assert isinstance(bob.screen, ConfirmScreen)
+        await pb.press("escape")
+        await settle(pb)
+        assert any("Not withdrawn" in s for s in _said(bob))
+        assert [e for (e,) in _sql(root, "SELECT event FROM brainview_approval")] == ["vote"]
+        await pb.press("W")
+        await settle(pb)
+        await pb.press("y")
         await settle(pb)
         assert any("withdrew ada's approval" in s for s in _said(bob))
         assert not str(bob.screen.queue.table.get_cell(pid, "summary")).startswith("½")

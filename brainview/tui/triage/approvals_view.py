@@ -69,6 +69,8 @@ def withdrawn_note(done: dict[str, Any]) -> str:
 def withdraw(screen: Any) -> None:
     """``W`` in triage: withdraw the vote waiting on the highlighted proposal, then say
     so and read the queue again (a refusal reaches the app as one line)."""
+    from brainview.tui.access import session_of
+    from brainview.tui.widgets.confirm import ConfirmScreen
     from brainview.tui.workers import run_service
 
     pid = screen.current_id
@@ -80,4 +82,21 @@ def withdraw(screen: Any) -> None:
         screen.details.pop(pid, None)
         screen.reload(pid)
 
-    run_service(screen, withdraw_job(pid), group="withdraw", done=done)
+    def go(ok: bool | None = True) -> None:
+        if ok:
+            run_service(screen, withdraw_job(pid), group="withdraw", done=done)
+        else:
+            screen.notify("Not withdrawn: nothing was written.", timeout=4)
+
+    d = screen.details.get(pid)
+    who = d.approval[0] if d is not None and d.approval else None
+    if who is None or who == session_of(screen).decider:
+        go()  # one's own vote (or none: the service says so)
+        return
+    lines = [
+        f"{one_line(who, 40)} approved it; withdrawing takes that vote back, and it then "
+        "waits for a first approval again (the withdrawal is recorded; it cannot be undone, "
+        "only voted again)."
+    ]
+    title = f"Withdraw {one_line(who, 40)}'s approval?"
+    screen.app.push_screen(ConfirmScreen(title, lines, verb="withdraw"), go)
