@@ -9,6 +9,7 @@ this parser (``python -m brainview.docgen``); tests keep both current.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import NoReturn
 
 from brainview import __version__
@@ -45,7 +46,26 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2 via :class:`UsageError`)."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+        raise UsageError(_usage_line(self.prog, message))
+
+    def parse_args(  # type: ignore[override]  # one signature, not argparse's overloads
+        self, args: Sequence[str] | None = None, namespace: None = None
+    ) -> argparse.Namespace:
+        """Unknown arguments are named with the command they were given to (not the top
+        level's ``brainview``), so the line says which ``--help`` to read."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(ns, "leaf_prog", self.prog)
+            raise UsageError(_usage_line(prog, f"unrecognized arguments: {' '.join(extras)}"))
+        return ns
+
+
+def _usage_line(prog: str, message: str) -> str:
+    """``held-back list: unrecognized arguments: x (see brainview held-back list --help)``:
+    the CLI prefixes ``brainview:`` itself, so the command is named without it."""
+    command = prog.removeprefix("brainview").strip()
+    head = f"{command}: " if command else ""
+    return f"{head}{message} (see {prog} --help)"
 
 
 def _location(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
@@ -69,7 +89,7 @@ def _leaf(  # noqa: ANN202
 ):
     description = help_[:1].upper() + help_[1:] + "."
     p = sub.add_parser(name, help=help_, description=description, epilog=epilog)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, leaf_prog=p.prog)
     return p
 
 

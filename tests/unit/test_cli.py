@@ -241,3 +241,16 @@ def test_cli_reference_is_current() -> None:
     assert ref == render(), (
         "regenerate: COLUMNS=100 python -m brainview.docgen > docs/cli-reference.md"
     )
+
+
+def test_a_usage_error_names_its_command_once() -> None:
+    """``brainview: held-back list: unrecognized arguments: X (see brainview held-back
+    list --help)``: one ``brainview:``, and the command the argument was given to."""
+    out = cli("held-back", "list", "/nowhere")
+    assert out.returncode == 2
+    assert out.stderr.strip() == (
+        "brainview: held-back list: unrecognized arguments: /nowhere "
+        "(see brainview held-back list --help)"
+    )
+    bad = cli("proposals", "lst")
+    assert bad.returncode == 2 and bad.stderr.startswith("brainview: proposals: argument")
