@@ -223,7 +223,7 @@ class BrainviewApp(App[int]):
         ``q`` and ``ctrl+c`` both land here when no text box takes them (in a text
         box ``ctrl+c`` copies and ``q`` types).
         """
-        running = self.services.running()
+        running = self.services.running(writes_only=True)
         if not running:
             self.exit(0)
             return
@@ -237,8 +237,8 @@ class BrainviewApp(App[int]):
             ConfirmScreen(
                 "Quit while work is in flight?",
                 [
-                    f"{running} change(s) still being read or written: quitting now may "
-                    "leave the last one undone (nothing is half-written).",
+                    f"{running} change(s) still being written: quitting now may leave the "
+                    "last one undone (nothing is half-written).",
                 ],
                 verb="quit",
             ),

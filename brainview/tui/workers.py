@@ -111,15 +111,28 @@ class ServiceRunner:
             route.node.post_message(WorkFailed(worker.name, text, err, route.ids))
         return True
 
-    def running(self) -> int:
-        """How many service calls are still running, app-wide (quitting asks then)."""
-        return len(self._routes)
+    def running(self, *, writes_only: bool = False) -> int:
+        """How many service calls are still running, app-wide; ``writes_only``: only
+        those that write (:data:`WRITES`: what quitting asks about — a read cut short
+        loses nothing)."""
+        if not writes_only:
+            return len(self._routes)
+        return sum(1 for w in self._routes if w.name in WRITES)
 
     def busy(self, node: DOMNode, group: str | None = None) -> bool:
         """Whether ``node`` has a service call (of ``group``) still running."""
         return any(
             r.node is node and (group is None or w.name == group) for w, r in self._routes.items()
         )
+
+
+WRITES = frozenset(
+    {
+        "decide", "communities-decide", "held-back-decide", "lifecycle", "withdraw",
+        "export", "recover", "writing",
+    }
+)  # fmt: skip
+"""The service-call groups that write (a brain, or an export file)."""
 
 
 def run_service(

@@ -36,7 +36,9 @@ class TestQuit:
             assert app.return_code == 0
             assert not app.is_running
 
-    async def test_asks_while_work_is_in_flight(self, demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    async def test_a_read_in_flight_does_not_hold_q(self, demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        """A read cut short loses nothing: ``q`` quits at once (it used to warn of
+        "changes" while a screen was only loading)."""
         from brainview.services.metrics import stats
 
         root, _ = demo
@@ -49,12 +51,41 @@ class TestQuit:
 
         monkeypatch.setattr(stats, "project_stats", slow)
         app = make_app(discover(root), clock=frozen(DEMO_NOW), start="overview")
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                await pilot.pause(0.1)
+                assert app.services.running() >= 1
+                assert app.services.running(writes_only=True) == 0
+                await pilot.press("q")
+                await pilot.pause()
+                assert not app.is_running
+        finally:
+            gate.set()
+
+    async def test_asks_while_a_write_is_in_flight(self, demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        from brainview.services import review
+
+        root, _ = demo
+        gate = threading.Event()
+        real = review.decide_many
+
+        def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+            gate.wait(10)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(review, "decide_many", slow)
+        app = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage")
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause(0.1)
-            assert app.services.running() >= 1
+            await settle(pilot)
+            await pilot.press("r")  # reject the first proposal: a reason is optional
+            await pilot.pause()
+            await pilot.press("enter")  # no reason
+            await pilot.pause(0.2)
+            assert app.services.running(writes_only=True) == 1
             await pilot.press("q")
             await pilot.pause()
             assert isinstance(app.screen, ConfirmScreen)
+            assert "still being written" in " ".join(app.screen._lines)
             await pilot.press("n")  # stay
             await pilot.pause()
             assert app.is_running and not isinstance(app.screen, ConfirmScreen)
