@@ -271,3 +271,24 @@ async def test_invalidated_reflection_is_shown_and_no_longer_graded(
     }
     conn.close()
     assert bad not in graded and graded == set(consulted) - {bad}
+
+
+async def test_reinstating_a_live_reflection_says_so_without_asking(
+    demo: tuple[Path, DemoInfo],
+) -> None:
+    """``R`` on a live lesson: one line at once, no reason box to type the next key into."""
+    from brainview.tui.widgets.reason_prompt import ReasonPrompt
+
+    root, info = demo
+    app = app_for(root)
+    said: list[str] = []
+    shown = app.notify
+    app.notify = lambda message, *a, **k: (said.append(str(message)), shown(message, *a, **k))  # type: ignore[method-assign,assignment,func-returns-value]
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        app.push_screen(ReflectionHost(info.reflection_ids[4]))
+        await settle(pilot)
+        await pilot.press("R")
+        await settle(pilot)
+        assert not isinstance(app.screen, ReasonPrompt)
+        assert any("Nothing to reinstate" in s for s in said)

@@ -109,7 +109,11 @@ class ReflectionScreen(Screen[None]):
         self.query_one(LifecycleActions).open(verb, [self.reflection_id])
 
     def action_lifecycle_reinstate(self) -> None:
-        """Reinstate this reflection."""
+        """Reinstate this reflection (a live one: said at once, no reason asked)."""
+        trail = self.query_one(AuditView).trail
+        if trail is not None and trail.status.state == "live":
+            self.notify("Nothing to reinstate: this reflection is live.", markup=False)
+            return
         self.query_one(LifecycleActions).reinstate([self.reflection_id])
 
     def action_lifecycle_undo(self) -> None:
