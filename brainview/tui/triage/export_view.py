@@ -3,8 +3,9 @@ with titles as on screen, to a CSV or JSON file through the session."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from brainview.core.safe_text import one_line
 from brainview.tui.access import session_of
@@ -14,6 +15,8 @@ from brainview.tui.workers import run_service
 if TYPE_CHECKING:
     from brainview.services.session import Session
     from brainview.tui.triage.screen import TriageScreen
+
+T = TypeVar("T")
 
 
 def export(s: TriageScreen) -> None:
@@ -39,14 +42,7 @@ def export(s: TriageScreen) -> None:
 
 def _export_served(s: TriageScreen, name: str) -> None:
     rows = rows_of(s)
-
-    def job(session: Session) -> str:
-        return session.export_served(rows, name)
-
-    def done(shown: str) -> None:
-        s.notify(f"exported {len(rows)} row(s) to {one_line(shown, 200)}", markup=False)
-
-    run_service(s, job, group="export", done=done)
+    _run(s, lambda session: session.export_served(rows, name), lambda shown: (len(rows), shown))
 
 
 def rows_of(s: TriageScreen) -> list[dict[str, object]]:
@@ -67,11 +63,16 @@ def rows_of(s: TriageScreen) -> list[dict[str, object]]:
 
 def _export(s: TriageScreen, path: Path) -> None:
     rows = rows_of(s)
+    _run(s, lambda session: session.export_rows(rows, path), lambda n: (n, str(path)))
 
-    def job(session: Session) -> int:
-        return session.export_rows(rows, path)
 
-    def done(n: int) -> None:
-        s.notify(f"exported {n} row(s) to {one_line(str(path), 400)}", markup=False)
+def _run(
+    s: TriageScreen, job: Callable[[Session], T], said: Callable[[T], tuple[int, str]]
+) -> None:
+    """Run the export ``job``; say how many rows went where (``said`` of its result)."""
+
+    def done(result: T) -> None:
+        n, where = said(result)
+        s.notify(f"exported {n} row(s) to {one_line(where, 400)}", markup=False)
 
     run_service(s, job, group="export", done=done)
