@@ -12,10 +12,10 @@ The console can change both brains, so the server is careful about who reaches i
 * the terminal's websocket must come from the page's own origin, so another site
   open in the same browser cannot drive the console (cross-site websocket hijacking);
 * it runs at most ``--max-sessions`` consoles, ends idle ones, ignores malformed
-  messages and logs no traceback (:mod:`brainview.commands.serve_limits`);
+  messages and logs no traceback (:mod:`brainview.web.limits`);
 * with a users file holding people (``brainview users add``; ``--users FILE``), every
   request needs a signed-in session or a bearer token, and each console runs as the
-  person who opened it (:mod:`brainview.commands.serve_auth`, docs/team.md).  Beyond
+  person who opened it (:mod:`brainview.web.auth`, docs/team.md).  Beyond
   loopback (``--public``) or behind a TLS proxy (``--tls-proxy``) sign-in is required.
 """
 
@@ -31,10 +31,10 @@ import tempfile
 from pathlib import Path
 
 from brainview.commands.common import note, paths_of
-from brainview.commands.serve_console import ConsoleServer, is_loopback
-from brainview.commands.serve_limits import limits_of
 from brainview.errors import ConflictError, RefusedError, UsageError
 from brainview.store.discovery import BrainPaths, discover
+from brainview.web.console import ConsoleServer, is_loopback
+from brainview.web.limits import limits_of
 
 __all__ = ["ConsoleServer", "app_command", "is_loopback", "listen", "serve"]
 
@@ -71,7 +71,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         gate = None
         if users is not None and presence is not None:
-            from brainview.commands.serve_auth import Gate
+            from brainview.web.auth import Gate
 
             gate = Gate(users, tls_proxy=args.tls_proxy, presence=str(presence / "presence.db"))
             note(f"sign-in required ({len(gate.snapshot.accounts)} people in {users})")

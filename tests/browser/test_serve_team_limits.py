@@ -28,8 +28,8 @@ from test_serve_signin import (
     stop,
 )
 
-from brainview.commands.serve_throttle import ACCOUNT_FREE, PAIR_FREE, SLOW_BASE_S
 from brainview.services.team.accounts import Accounts, default_path
+from brainview.web.throttle import ACCOUNT_FREE, PAIR_FREE, SLOW_BASE_S
 
 T = TypeVar("T")
 NEW_PW = "a fresh long passphrase 7"

@@ -1,6 +1,6 @@
 """Layer contracts, checked on the source (AST), so a violation fails the suite.
 
-The arrows point down: faces (``tui``, ``commands``, ``mcp``, ``cli.py``) → services →
+The arrows point down: faces (``tui``, ``commands``, ``mcp``, ``web``, ``cli.py``) → services →
 store → core.  Written as data (``CONTRACTS``) plus one scanner, in the spirit of
 import-linter's "layers" and "forbidden" contracts, without the extra dependency:
 
@@ -32,7 +32,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "brainview"
 
-FACES = ("tui", "commands", "mcp", "cli.py")
+FACES = ("tui", "commands", "mcp", "web", "cli.py")
 
 FACE_STORE_ALLOWED = frozenset(
     {
@@ -167,19 +167,20 @@ def sql_in_services() -> list[str]:
 
 def test_core_imports_only_core() -> None:
     bad = ("brainview.store", "brainview.services", "brainview.tui", "brainview.commands")
-    bad += ("brainview.mcp", "brainview.cli", "brainview.config", "brainview.sim")
+    bad += ("brainview.mcp", "brainview.web", "brainview.cli", "brainview.config")
+    bad += ("brainview.sim",)
     bad += ("brainview.demo", "textual", *DRIVERS)
     assert forbidden_imports("core", bad) == []
 
 
 def test_store_imports_no_service_and_no_face() -> None:
     bad = ("brainview.services", "brainview.tui", "brainview.commands", "brainview.mcp")
-    assert forbidden_imports("store", (*bad, "brainview.cli", "textual")) == []
+    assert forbidden_imports("store", (*bad, "brainview.web", "brainview.cli", "textual")) == []
 
 
 def test_services_import_no_face() -> None:
     bad = ("brainview.tui", "brainview.commands", "brainview.mcp", "brainview.cli", "textual")
-    assert forbidden_imports("services", bad) == []
+    assert forbidden_imports("services", (*bad, "brainview.web")) == []
 
 
 def test_faces_reach_the_store_only_through_the_allowlist() -> None:

@@ -10,9 +10,10 @@ import time
 import pytest
 from aiohttp.test_utils import make_mocked_request
 
-from brainview.commands import serve_slots
-from brainview.commands.serve_sessions import SessionStore
-from brainview.commands.serve_throttle import (
+import brainview.web.slots as serve_slots
+from brainview.services.team.accounts import Accounts, fingerprint, same_fingerprint
+from brainview.web.sessions import SessionStore
+from brainview.web.throttle import (
     ACCOUNT_FREE,
     ADDRESS_FREE,
     MAX_WAITING,
@@ -25,7 +26,6 @@ from brainview.commands.serve_throttle import (
     device_cookie,
     trusted_device,
 )
-from brainview.services.team.accounts import Accounts, fingerprint, same_fingerprint
 
 PW = "correct horse battery"
 
@@ -106,7 +106,7 @@ def test_slowed_tries_run_one_at_a_time_and_a_known_device_skips_the_queue(monke
     async def sleep(seconds: float) -> None:
         pauses.append(seconds)
 
-    monkeypatch.setattr("brainview.commands.serve_throttle.asyncio.sleep", sleep)
+    monkeypatch.setattr("brainview.web.throttle.asyncio.sleep", sleep)
 
     async def run() -> None:
         async with limits.turn("ada", trusted=True):

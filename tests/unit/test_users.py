@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from test_cli import cli
 
-from brainview.commands.serve_sessions import FREE_FAILURES, SessionStore, Throttle
 from brainview.core import passwords
 from brainview.core.passwords import (
     DUMMY,
@@ -31,6 +30,7 @@ from brainview.services.team.accounts import (
     check_token_of,
     default_path,
 )
+from brainview.web.sessions import FREE_FAILURES, SessionStore, Throttle
 
 PW = "correct horse battery"
 

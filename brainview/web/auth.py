@@ -11,7 +11,7 @@ of all — is refused with 401 before any console process starts.
   (or ``Referer``).  Sign-in's token is double-submitted: a random value in a cookie
   scoped to ``/login`` and the same value in the form; sign-out's is the session's own.
 * Failed sign-ins are throttled per (name, address) pair and per address, and slowed
-  per name (:mod:`brainview.commands.serve_throttle`: an outsider cannot lock someone
+  per name (:mod:`brainview.web.throttle`: an outsider cannot lock someone
   else out; 429 with ``Retry-After``).
 * Cookies are ``HttpOnly``, ``SameSite=Strict``, ``Path=/`` and ``Secure`` when the
   request came over TLS or the server runs with ``--tls-proxy``.
@@ -35,17 +35,6 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from brainview.commands.serve_pages import NO_STORE, login_page, plain_page, see_other, too_many
-from brainview.commands.serve_sessions import SessionStore, SignedIn
-from brainview.commands.serve_throttle import (
-    DEVICE_COOKIE,
-    DEVICE_MAX_AGE_S,
-    SignInLimits,
-    TooMany,
-    client_address,
-    device_cookie,
-    trusted_device,
-)
 from brainview.core.identity import Identity, Role
 from brainview.errors import BrainviewError
 from brainview.services.team.accounts import (
@@ -55,6 +44,17 @@ from brainview.services.team.accounts import (
     check_token_of,
     fingerprint,
     same_fingerprint,
+)
+from brainview.web.pages import NO_STORE, login_page, plain_page, see_other, too_many
+from brainview.web.sessions import SessionStore, SignedIn
+from brainview.web.throttle import (
+    DEVICE_COOKIE,
+    DEVICE_MAX_AGE_S,
+    SignInLimits,
+    TooMany,
+    client_address,
+    device_cookie,
+    trusted_device,
 )
 
 SESSION_COOKIE = "bv_session"
@@ -153,7 +153,7 @@ class Gate:
         return request.scheme
 
     def client(self, request: web.Request) -> str:
-        """The client's address (:func:`~brainview.commands.serve_throttle.client_address`)."""
+        """The client's address (:func:`~brainview.web.throttle.client_address`)."""
         return client_address(request, tls_proxy=self.tls_proxy)
 
     # -- the middleware ---------------------------------------------------------------

@@ -78,7 +78,7 @@ def full_message(limits: Limits) -> str:
 
 def full_page(limits: Limits, role: str | None = None) -> web.Response:
     """A short HTML notice, status 503, for the page request while full (for ``role``:
-    the slots it may take, :mod:`brainview.commands.serve_slots`)."""
+    the slots it may take, :mod:`brainview.web.slots`)."""
     message = full_message(limits)
     if role in ("viewer", "reviewer"):
         message = (

@@ -1,6 +1,6 @@
 """Who is guessing, and how much longer they wait: ``brainview serve``'s sign-in limits.
 
-Failed sign-ins are counted three ways (:class:`~brainview.commands.serve_sessions.
+Failed sign-ins are counted three ways (:class:`~brainview.web.sessions.
 Throttle`, each try counted before its password is hashed):
 
 * per **(account, address)** pair — from :data:`PAIR_FREE` failures on, that address
@@ -34,8 +34,8 @@ from contextlib import asynccontextmanager
 
 from aiohttp import web
 
-from brainview.commands.serve_sessions import Throttle
 from brainview.services.team.accounts import Account
+from brainview.web.sessions import Throttle
 
 PAIR_FREE = 5
 ADDRESS_FREE = 20

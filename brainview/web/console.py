@@ -3,7 +3,7 @@
 One :class:`ConsoleServer` on a socket bound by :func:`brainview.commands.serve.listen`;
 each websocket is one :class:`_Session` (a ``brainview open`` process).  What it
 refuses and bounds is described in :mod:`brainview.commands.serve`; the limits and the
-defensive message parsing live in :mod:`brainview.commands.serve_limits`.
+defensive message parsing live in :mod:`brainview.web.limits`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from brainview.commands import serve_slots
-from brainview.commands.serve_auth import VISITOR, Gate, Visitor
-from brainview.commands.serve_hosts import host_name, is_loopback, origin_netloc
-from brainview.commands.serve_limits import (
+import brainview.web.slots as serve_slots
+from brainview.core.identity import NAME_ENV, PRESENCE_ENV, ROLE_ENV, Role
+from brainview.web.auth import VISITOR, Gate, Visitor
+from brainview.web.hosts import host_name, is_loopback, origin_netloc
+from brainview.web.limits import (
     ACTIVITY,
     MAX_MESSAGE,
     TRY_AGAIN_LATER,
@@ -32,8 +33,7 @@ from brainview.commands.serve_limits import (
     envelope,
     full_page,
 )
-from brainview.commands.serve_pages import FORM_PAGE, console_bar, security_headers
-from brainview.core.identity import NAME_ENV, PRESENCE_ENV, ROLE_ENV, Role
+from brainview.web.pages import FORM_PAGE, console_bar, security_headers
 
 QUIT_TIMEOUT_S = 5.0
 """How long a session's app may take to quit before it is killed."""
