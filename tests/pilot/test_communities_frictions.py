@@ -87,7 +87,7 @@ async def test_numbers_agree_between_the_list_and_the_reflection_view(demo) -> N
         clusters = screen.clusters
         numbers = [clusters.table.get_row_at(k)[0].plain for k in range(len(clusters.rows))]
         assert numbers == [str(k) for k in range(1, 13)] + ["·"]
-        assert "12 communities (+5 isolated)" in screen_text(app)
+        assert "12 communities (+5 unclustered)" in screen_text(app)
         await pilot.press("down", "down")  # community #3
         await settle(pilot)
         member = screen.member_list.members[0].id
