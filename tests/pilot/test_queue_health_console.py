@@ -121,3 +121,49 @@ async def test_the_author_is_refused_in_the_console(demo, size: tuple[int, int])
         assert any(f"refused: {author} proposed {first} and cannot accept it" in m for m in said)
         assert app.screen.current_id == first and app.screen.total == 36  # back in the queue
     assert _rows(root) == before
+
+
+async def test_two_live_consoles_alert_refuse_the_author_and_let_the_other_decide(  # type: ignore[no-untyped-def]
+    demo, monkeypatch
+) -> None:
+    """Two people at once (issue 34's two live consoles): both titles carry the stale
+    queue's alert; the proposal's author is refused in hers, the other person accepts it
+    in his, and her console drops it at its next poll."""
+    from brainview.tui.triage import TriageScreen
+
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)  # polls when the test says
+    root, _ = demo
+    with Project.open(discover(root)) as project:
+        health = queue_health(project, DEMO_NOW)
+    probe = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="probe")
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = probe.screen.current_id
+    conn = _agent(root)
+    (author,) = conn.execute(
+        "SELECT runtime FROM brainview_proposal WHERE id = ?", (first,)
+    ).fetchone()
+    conn.close()
+    her = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider=author)
+    him = make_app(discover(root), clock=frozen(DEMO_NOW), start="triage", decider="bob")
+    async with her.run_test(size=(120, 40)) as ph, him.run_test(size=(80, 24)) as pb:
+        await settle(ph)
+        await settle(pb)
+        for app in (her, him):
+            assert f"◷ {health.stale} waiting >7d" in app.screen.queue.title_text()
+        await ph.press("a")
+        await settle(ph)
+        said = [str(n.message) for n in her._notifications]
+        assert any(f"refused: {author} proposed {first}" in m for m in said)
+        assert him.screen.current_id == first
+        await pb.press("a")
+        await settle(pb)
+        conn = _agent(root)
+        decided = conn.execute(
+            "SELECT verdict, decider FROM brainview_decision WHERE proposal_id = ?", (first,)
+        ).fetchall()
+        conn.close()
+        assert decided == [("accept", "bob")]
+        her.call_later(her.screen.poll)
+        await settle(ph)
+        assert first not in [r.id for r in her.screen.rows]

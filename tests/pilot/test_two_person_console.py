@@ -231,3 +231,51 @@ async def test_a_held_invalidation_says_so_and_a_second_person_applies_it(demo) 
         await pb.press("U")
         await settle(pb)
         assert not _retired(root, rid)
+
+
+async def test_a_policy_needs_two_people_on_two_consoles(demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The default rules (on with ``enabled = true``) put policy promotions under two
+    people: ada's accept of a drafted policy holds and writes no policy; bob's applies it."""
+    root, info = demo
+    (root / ".spikuit" / "brainview.toml").write_text("[two_person]\nenabled = true\n")
+    monkeypatch.setattr(TriageScreen, "POLL_SECONDS", 3600.0)
+    import os
+    import subprocess
+    import sys
+
+    queued = subprocess.run(  # the consolidation planner drafts the policies, as `z` does
+        [sys.executable, "-m", "brainview", "reflect", "consolidate", "-C", str(root)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "BRAINVIEW_NOW": DEMO_NOW.isoformat()},
+    )  # fmt: skip
+    assert queued.returncode == 0, queued.stderr
+    rows = _sql(
+        root,
+        "SELECT id FROM brainview_proposal WHERE status = 'pending' AND suspicion IS NULL "
+        "AND kind = 'summarize_community' ORDER BY created_at, id",
+    )
+    pid = rows[0][0]
+
+    def policies() -> int:
+        return _sql(root, "SELECT COUNT(*) FROM neuron WHERE type = 'policy'")[0][0]
+
+    before = policies()
+    ada, bob = _app(root, "ada"), _app(root, "bob")
+    async with ada.run_test(size=(120, 40)) as pa, bob.run_test(size=(120, 40)) as pb:
+        await settle(pa)
+        await settle(pb)
+        await _on(ada, pa, pid)
+        await pa.press("a")
+        await settle(pa)
+        assert any("your vote is recorded, nothing applied" in s for s in _said(ada))
+        assert policies() == before
+        bob.call_later(bob.screen.poll)
+        await settle(pb)
+        await _on(bob, pb, pid)
+        assert bob.screen.details[pid].approval == ("ada", "accept")
+        await pb.press("a")
+        await settle(pb)
+        assert _sql(
+            root, "SELECT verdict, decider FROM brainview_decision WHERE proposal_id = ?", pid
+        ) == [("accept", "bob")]
+        assert policies() == before + 1
