@@ -67,8 +67,8 @@ _RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
         "blanket",
         "a blanket rule to approve or trust",
         re.compile(
-            r"\b(?:always|unconditionally)\s+(?:accept|approve|merge|trust|allow|support)\b"
-            r"|\bnever\s+(?:reject|question|review|refuse|check)\b",
+            r"\b(?:always|unconditionally)\s+(?:accept|approve|merge|trust)\b"
+            r"|\bnever\s+(?:reject|question|review|refuse)\b",
             _I,
         ),
     ),

@@ -70,6 +70,7 @@ def test_risky_imperatives_are_named(text: str, kind: str) -> None:
         "see https://docs.example.com/guide?page=2",
         "link with extends, never merge an example into its concept",
         "always link two notes of one domain with relates_to",
+        "never check in the .env file; always allow the user to cancel",
         "",
     ],
 )
